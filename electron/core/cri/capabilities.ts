@@ -1,0 +1,59 @@
+import {
+  capabilityNames,
+  type Capabilities,
+  type CapabilityName,
+  type CapabilityState,
+} from '../../../shared/model';
+
+/** The CRI methods whose support is optional, and the capability each one proves. */
+export const capabilityByMethod: Readonly<Record<string, CapabilityName>> = {
+  GetContainerEvents: 'containerEvents',
+  RuntimeConfig: 'runtimeConfig',
+  PodSandboxStats: 'podSandboxStats',
+  ListPodSandboxStats: 'podSandboxStats',
+  ContainerStats: 'containerStats',
+  ListContainerStats: 'containerStats',
+  ListMetricDescriptors: 'metricDescriptors',
+  ListPodSandboxMetrics: 'podSandboxMetrics',
+  ImageFsInfo: 'imageFsInfo',
+  CheckpointContainer: 'checkpointContainer',
+};
+
+/**
+ * What one runtime is known to support. A method that answers UNIMPLEMENTED turns its
+ * capability off for good (runtimes don't grow features while running); any answer at
+ * all turns it on. Listeners hear each change once.
+ */
+export class CapabilityTracker {
+  private readonly states = new Map<CapabilityName, CapabilityState>(
+    capabilityNames.map((name) => [name, 'unknown']),
+  );
+  private readonly listeners = new Set<(capabilities: Capabilities) => void>();
+
+  get(name: CapabilityName): CapabilityState {
+    return this.states.get(name) ?? 'unknown';
+  }
+
+  snapshot(): Capabilities {
+    return Object.fromEntries(this.states) as Record<CapabilityName, CapabilityState>;
+  }
+
+  set(name: CapabilityName, state: Exclude<CapabilityState, 'unknown'>): void {
+    if (this.states.get(name) === state) return;
+    this.states.set(name, state);
+    const snapshot = this.snapshot();
+    for (const listener of this.listeners) listener(snapshot);
+  }
+
+  /** Records what a finished call of `method` proves, if anything. */
+  observe(method: string, outcome: 'answered' | 'unimplemented'): void {
+    const capability = capabilityByMethod[method];
+    if (capability === undefined) return;
+    this.set(capability, outcome === 'answered' ? 'supported' : 'unsupported');
+  }
+
+  onDidChange(listener: (capabilities: Capabilities) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+}

@@ -1,0 +1,78 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { toCriError } from './errors';
+
+const context = {
+  socketPath: '/run/containerd/containerd.sock',
+  method: 'Version',
+  timeoutMs: 2000,
+};
+
+function serviceError(code: status, details: string): ServiceError {
+  return Object.assign(new Error(`${code} ${details}`), {
+    code,
+    details,
+    metadata: new Metadata(),
+  });
+}
+
+const unavailable = (errno: string): ServiceError =>
+  serviceError(
+    status.UNAVAILABLE,
+    `No connection established. Last error: Error: connect ${errno} ${context.socketPath}. Resolution note: `,
+  );
+
+describe('toCriError', () => {
+  it('says no runtime is listening when the socket is missing', () => {
+    const error = toCriError(unavailable('ENOENT'), context);
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toBe('No runtime is listening at /run/containerd/containerd.sock.');
+    expect(error.detail).toContain('ENOENT');
+  });
+
+  it('explains permission problems and how to fix them', () => {
+    const error = toCriError(unavailable('EACCES'), context);
+    expect(error.code).toBe('permission-denied');
+    expect(error.hint).toContain('ls -l /run/containerd/containerd.sock');
+  });
+
+  it('tells a stale socket from a missing one', () => {
+    const error = toCriError(unavailable('ECONNREFUSED'), context);
+    expect(error.message).toContain('nothing accepts connections');
+  });
+
+  it('names the method and the deadline on a timeout', () => {
+    const error = toCriError(serviceError(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), context);
+    expect(error.code).toBe('deadline-exceeded');
+    expect(error.message).toContain('did not answer Version within 2 s');
+  });
+
+  it("keeps the runtime's own words for not-found and invalid-argument", () => {
+    const notFound = toCriError(
+      serviceError(
+        status.NOT_FOUND,
+        'an error occurred when try to find container "nope": not found',
+      ),
+      { ...context, method: 'ContainerStatus' },
+    );
+    expect(notFound.code).toBe('not-found');
+    expect(notFound.message).toMatch(/^An error occurred .*not found\.$/);
+    expect(notFound.detail).toBe('ContainerStatus: NOT_FOUND');
+  });
+
+  it('marks unimplemented methods', () => {
+    const error = toCriError(serviceError(status.UNIMPLEMENTED, 'unknown method'), {
+      ...context,
+      method: 'RuntimeConfig',
+    });
+    expect(error.code).toBe('unimplemented');
+    expect(error.message).toBe('This runtime does not implement RuntimeConfig.');
+  });
+
+  it('wraps errors that did not come from gRPC as internal', () => {
+    expect(toCriError(new Error('oops'), context)).toMatchObject({
+      code: 'internal',
+      detail: 'oops',
+    });
+  });
+});

@@ -1,0 +1,48 @@
+import type { WebContents, WebPreferences } from 'electron';
+
+/**
+ * The renderer is untrusted web content: isolated, sandboxed, without Node. It reaches the
+ * core only through the one message pipe the preload hands it.
+ */
+export function secureWebPreferences(preloadPath: string): WebPreferences {
+  return {
+    preload: preloadPath,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    experimentalFeatures: false,
+    webviewTag: false,
+    spellcheck: false,
+  };
+}
+
+/**
+ * Denies every navigation away from the app and every new window. Links meant for the
+ * outside world are handed to `openExternal` (the system browser), and only for http(s).
+ */
+export function hardenWebContents(
+  contents: WebContents,
+  appOrigin: string,
+  openExternal: (url: string) => void,
+): void {
+  contents.on('will-navigate', (event, url) => {
+    if (originOf(url) !== appOrigin) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//i.test(url)) openExternal(url);
+    return { action: 'deny' };
+  });
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['{shared,electron,renderer,scripts,proto}/**/*.test.{ts,tsx}'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          // Real runtimes: a pod start is ~100 ms but image imports and CNI can be slower.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // The lab's containerds are shared: keep files serial so tests don't compete
+          // for the same two cores and make deadlines flaky.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
