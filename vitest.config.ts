@@ -2,11 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['{shared,electron,renderer,scripts,proto}/**/*.test.{ts,tsx}'],
+          include: [
+            '{shared,electron,renderer,scripts,proto}/**/*.test.{ts,tsx}',
+            'test/support/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },
@@ -15,6 +19,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['test/integration/global-setup.ts'],
           // Real runtimes: a pod start is ~100 ms but image imports and CNI can be slower.
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -16,6 +16,10 @@ export const errorCodes = [
   'cancelled',
   'unimplemented',
   'unsupported-endpoint',
+  /** The peer broke a wire protocol (a malformed frame, an impossible status). */
+  'protocol-error',
+  /** An established connection (stream, tunnel, session) dropped. */
+  'connection-lost',
   'internal',
   'unknown',
 ] as const;

@@ -70,6 +70,7 @@ export class CriChannel implements Disposable {
     if (this.disposed) return Promise.reject(this.closedError(name));
     if (options.signal?.aborted) return Promise.reject(toCriError(cancelledError(), context));
 
+    const startedAt = Date.now();
     return new Promise((resolve, reject) => {
       const onAbort = (): void => call.cancel();
       const call = this.client.makeUnaryRequest<RequestOf<M>, ResponseOf<M>>(
@@ -83,7 +84,10 @@ export class CriChannel implements Disposable {
           this.live.delete(call);
           options.signal?.removeEventListener('abort', onAbort);
           if (error) {
-            reject(this.disposed ? this.closedError(name) : toCriError(error, context));
+            const elapsedMs = Date.now() - startedAt;
+            reject(
+              this.disposed ? this.closedError(name) : toCriError(error, { ...context, elapsedMs }),
+            );
           } else {
             resolve(response as ResponseOf<M>);
           }

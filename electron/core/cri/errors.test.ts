@@ -60,6 +60,15 @@ describe('toCriError', () => {
     expect(notFound.detail).toBe('ContainerStatus: NOT_FOUND');
   });
 
+  it("keeps the runtime's words when the runtime itself reports a deadline", () => {
+    const error = toCriError(
+      serviceError(status.DEADLINE_EXCEEDED, 'failed to exec in container: timeout 1s exceeded'),
+      { ...context, method: 'ExecSync', timeoutMs: 16_000, elapsedMs: 1_020 },
+    );
+    expect(error.code).toBe('deadline-exceeded');
+    expect(error.message).toBe('Failed to exec in container: timeout 1s exceeded.');
+  });
+
   it('marks unimplemented methods', () => {
     const error = toCriError(serviceError(status.UNIMPLEMENTED, 'unknown method'), {
       ...context,

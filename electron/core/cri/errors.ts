@@ -8,6 +8,8 @@ export interface CallContext {
   /** The CRI method, e.g. "ListContainers". */
   readonly method: string;
   readonly timeoutMs: number;
+  /** How long the call ran before failing; tells our deadline from the runtime's. */
+  readonly elapsedMs?: number;
 }
 
 const codeByGrpcStatus: Partial<Record<GrpcStatus, ErrorCode>> = {
@@ -71,7 +73,11 @@ export function toCriError(error: unknown, context: CallContext): AppError {
       { cause: error },
     );
   }
-  if (error.code === GrpcStatus.DEADLINE_EXCEEDED) {
+  // The runtime also answers DEADLINE_EXCEEDED for its own timeouts (an ExecSync
+  // command that ran too long); only a call that used up our deadline is "no answer".
+  const ourDeadline =
+    context.elapsedMs === undefined || context.elapsedMs >= context.timeoutMs - 50;
+  if (error.code === GrpcStatus.DEADLINE_EXCEEDED && ourDeadline) {
     return new AppError(
       {
         code: 'deadline-exceeded',

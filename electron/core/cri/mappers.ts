@@ -174,7 +174,8 @@ export function toContainerDetail(
     message: status.message,
     mounts,
     logPath: status.logPath,
-    ...(typeof config?.tty === 'boolean' && { tty: config.tty }),
+    // The runtime's JSON omits false fields: a config without `tty` has none.
+    ...(config !== undefined && { tty: config.tty === true }),
     info,
   };
 }

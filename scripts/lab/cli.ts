@@ -1,0 +1,320 @@
+/**
+ * `npm run lab -- up|down|status [--runtime 1.6|2|all] [--json] [--quiet]`
+ *
+ * A real lab for tests, benches and demos: containerd 1.6 (Debian 12) and containerd 2.x
+ * (Debian unstable, extracted) side by side, each with its CRI on a private socket, private
+ * root/state/CNI dirs, and locally built busybox and pause images. See scripts/lab/README.md.
+ */
+import { readdir, rm, rmdir } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  CONTAINERD_16,
+  RUNC,
+  CNI_BIN_DIR,
+  ensureContainerd2,
+  ensurePackages,
+  requirements,
+} from './apt';
+import { type RuntimeBinaries, runtimeSpec, selectRuntimes } from './config';
+import {
+  cleanupRuntime,
+  describeRuntime,
+  importImages,
+  isResponsive,
+  prepareRuntime,
+  removeLabCgroups,
+  removePods,
+  runningPid,
+  startContainerd,
+  stopProcess,
+} from './containerd';
+import { withCri } from './cri';
+import { LabError, errorMessage, exists } from './exec';
+import { buildImages, pauseNeedsCompiler } from './images';
+import { elapsedMs, progress, setQuiet } from './log';
+import type { BuiltImage } from './oci';
+import {
+  acquireLock,
+  cacheDir,
+  ensureLabDir,
+  labDir,
+  labFile,
+  readLabFile,
+  removeLabFile,
+  runtimeDirs,
+  writeLabFile,
+} from './state';
+import {
+  LAB_CGROUP_ROOT,
+  LAB_IMAGES,
+  LAB_RUNTIME_IDS,
+  type LabInfo,
+  type LabRuntime,
+  type LabRuntimeId,
+} from './types';
+
+const USAGE = `Usage: npm run lab -- <up|down|status> [options]
+
+  up       install what is missing, start the runtimes, import the images
+  down     stop what the lab started and remove its directories
+  status   show what is running; exits 1 if nothing is
+
+Options:
+  --runtime 1.6|2|all   which runtime(s) (default: all); also containerd-1.6, containerd-2
+  --json                status: print the lab description as JSON
+  --quiet               no progress lines
+  --purge               down: also delete the cache (containerd 2.x download, built images)
+
+Environment: PORTHOLE_LAB_DIR (default /tmp/porthole-lab), XDG_CACHE_HOME (cache in
+$XDG_CACHE_HOME/porthole-lab, default ~/.cache/porthole-lab).`;
+
+type Command = 'up' | 'down' | 'status';
+
+interface Args {
+  command: Command;
+  runtimes: LabRuntimeId[];
+  json: boolean;
+  purge: boolean;
+}
+
+function parse(argv: string[]): Args {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      runtime: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      purge: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const [command, ...rest] = positionals;
+  if (command !== 'up' && command !== 'down' && command !== 'status') {
+    throw new LabError(
+      command === undefined ? 'No command given.' : `Unknown command "${command}".`,
+    );
+  }
+  if (rest.length > 0) throw new LabError(`Unexpected argument "${rest.join(' ')}".`);
+  setQuiet(values.quiet || values.json);
+  return {
+    command,
+    runtimes: selectRuntimes(values.runtime),
+    json: values.json,
+    purge: values.purge,
+  };
+}
+
+function binaries16(): RuntimeBinaries {
+  return { ...CONTAINERD_16, runc: RUNC, cniBinDir: CNI_BIN_DIR };
+}
+
+function sortRuntimes(runtimes: LabRuntime[]): LabRuntime[] {
+  return [...runtimes].sort(
+    (a, b) => LAB_RUNTIME_IDS.indexOf(a.id) - LAB_RUNTIME_IDS.indexOf(b.id),
+  );
+}
+
+function labInfo(runtimes: LabRuntime[]): LabInfo {
+  return {
+    labDir: labDir(),
+    runtimes: sortRuntimes(runtimes),
+    images: { ...LAB_IMAGES },
+    cgroupRoot: LAB_CGROUP_ROOT,
+  };
+}
+
+async function upRuntime(
+  id: LabRuntimeId,
+  bins: RuntimeBinaries,
+  images: BuiltImage[],
+): Promise<LabRuntime> {
+  const spec = runtimeSpec(id);
+  const dirs = runtimeDirs(id);
+  const changed = await prepareRuntime(spec, dirs, bins);
+  let pid = await runningPid(dirs);
+  if (pid !== undefined && (changed || !(await isResponsive(dirs)))) {
+    progress(
+      `${id}: ${changed ? 'config changed' : 'not responding'}, restarting containerd (pid ${pid})`,
+    );
+    await stopProcess(`${id} containerd`, pid);
+    pid = undefined;
+  }
+  if (pid === undefined) {
+    pid = await startContainerd(spec, dirs, bins);
+  } else {
+    progress(`${id}: already running (pid ${pid})`);
+  }
+  await importImages(spec, dirs, bins, images);
+  const runtime = await describeRuntime(spec, dirs, bins, pid);
+  progress(`${id}: ready, containerd ${runtime.versionFull}`);
+  return runtime;
+}
+
+/** The runtimes of lab.json that still run, minus `except`. */
+async function stillRunning(
+  info: LabInfo | undefined,
+  except: readonly LabRuntimeId[],
+): Promise<LabRuntime[]> {
+  const kept: LabRuntime[] = [];
+  for (const runtime of info?.runtimes ?? []) {
+    if (except.includes(runtime.id)) continue;
+    if ((await runningPid(runtimeDirs(runtime.id))) !== undefined) kept.push(runtime);
+  }
+  return kept;
+}
+
+function printRuntimes(runtimes: readonly LabRuntime[]): void {
+  for (const r of runtimes) {
+    process.stdout.write(
+      `${r.id.padEnd(15)} ${r.versionFull.padEnd(16)} ${r.endpoint}  pid ${r.pid}\n`,
+    );
+  }
+}
+
+async function up(args: Args): Promise<void> {
+  const cache = cacheDir();
+  await ensureLabDir();
+  const want16 = args.runtimes.includes('containerd-1.6');
+  const want2 = args.runtimes.includes('containerd-2');
+  await ensurePackages(
+    requirements({ containerd16: want16, compiler: await pauseNeedsCompiler(cache) }),
+  );
+  const [c2, images] = await Promise.all([
+    want2 ? ensureContainerd2(cache) : Promise.resolve(undefined),
+    buildImages(cache),
+  ]);
+  const binsFor = (id: LabRuntimeId): RuntimeBinaries => {
+    if (id === 'containerd-1.6') return binaries16();
+    if (c2 === undefined) throw new Error('containerd 2 was not prepared');
+    return {
+      containerd: c2.containerd,
+      ctr: c2.ctr,
+      shim: c2.shim,
+      runc: RUNC,
+      cniBinDir: CNI_BIN_DIR,
+    };
+  };
+  const previous = await readLabFile().catch(() => undefined);
+  const results = await Promise.allSettled(
+    args.runtimes.map((id) => upRuntime(id, binsFor(id), images)),
+  );
+  const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = results.flatMap((r) =>
+    r.status === 'rejected'
+      ? [r.reason instanceof Error ? r.reason : new Error(String(r.reason))]
+      : [],
+  );
+  // Record what does run, even if another runtime failed.
+  const running = [...(await stillRunning(previous, args.runtimes)), ...started];
+  if (running.length > 0) await writeLabFile(labInfo(running));
+  const [firstFailure] = failed;
+  if (firstFailure !== undefined) {
+    for (const extra of failed.slice(1)) process.stderr.write(`lab: ${errorMessage(extra)}\n`);
+    throw firstFailure;
+  }
+  progress(`up in ${(elapsedMs() / 1000).toFixed(1)} s; wrote ${labFile()}`);
+  printRuntimes(labInfo(running).runtimes);
+}
+
+async function downRuntime(id: LabRuntimeId): Promise<void> {
+  const spec = runtimeSpec(id);
+  const dirs = runtimeDirs(id);
+  if (!(await exists(dirs.base))) return;
+  const pid = await runningPid(dirs);
+  if (pid !== undefined) {
+    if (await isResponsive(dirs)) await removePods(spec, dirs);
+    progress(`${id}: stopping containerd (pid ${pid})`);
+    await stopProcess(`${id} containerd`, pid);
+  }
+  await cleanupRuntime(spec, dirs, RUNC);
+  progress(`${id}: down`);
+}
+
+async function down(args: Args): Promise<void> {
+  const previous = await readLabFile().catch(() => undefined);
+  await Promise.all(args.runtimes.map((id) => downRuntime(id)));
+  const remaining = await stillRunning(previous, args.runtimes);
+  if (remaining.length > 0) {
+    await writeLabFile(labInfo(remaining));
+    return;
+  }
+  await removeLabFile();
+  await removeLabCgroups();
+  const left = await readdir(labDir()).catch(() => undefined);
+  if (left !== undefined && left.length === 0) await rmdir(labDir());
+  else if (left !== undefined) progress(`left ${labDir()} in place: it holds ${left.join(', ')}`);
+  if (args.purge) {
+    await rm(cacheDir(), { recursive: true, force: true });
+    progress(`removed the cache ${cacheDir()}`);
+  }
+  progress(`down in ${(elapsedMs() / 1000).toFixed(1)} s`);
+}
+
+async function status(args: Args): Promise<boolean> {
+  const info = await readLabFile().catch(() => undefined);
+  const up: LabRuntime[] = [];
+  let anyUp = false;
+  for (const id of args.runtimes) {
+    const dirs = runtimeDirs(id);
+    const pid = await runningPid(dirs);
+    const known = info?.runtimes.find((r) => r.id === id);
+    let line: string;
+    if (pid === undefined) {
+      line = `${id.padEnd(15)} stopped`;
+    } else {
+      try {
+        const version = await withCri(dirs.socket, (cri) => cri.version({ timeoutMs: 3000 }));
+        line = `${id.padEnd(15)} running  ${version.runtimeVersion.padEnd(16)} unix://${dirs.socket}  pid ${pid}`;
+        anyUp = true;
+        if (known !== undefined) up.push({ ...known, pid, versionFull: version.runtimeVersion });
+      } catch (error) {
+        line = `${id.padEnd(15)} not responding (pid ${pid}): ${errorMessage(error)}`;
+      }
+    }
+    if (!args.json) process.stdout.write(`${line}\n`);
+  }
+  if (args.json) process.stdout.write(`${JSON.stringify(labInfo(up), null, 2)}\n`);
+  return anyUp;
+}
+
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parse(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${errorMessage(error)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.command === 'status') return (await status(args)) ? 0 : 1;
+  const release = await acquireLock();
+  try {
+    if (args.command === 'up') await up(args);
+    else await down(args);
+    return 0;
+  } finally {
+    await release();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof LabError) {
+      process.stderr.write(
+        `lab: ${error.message}\n${error.detail !== undefined ? `${error.detail}\n` : ''}`,
+      );
+    } else {
+      process.stderr.write(
+        `lab: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+    }
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,33 @@
+/**
+ * Makes `npm test` self-sufficient: if the lab is not running, bring it up for this run
+ * and take it down afterwards. A lab that was already running (CI's, or a developer's
+ * `npm run lab -- up`) is used as it is and left running.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { readLab } from '../support/lab';
+
+const root = resolve(import.meta.dirname, '../..');
+
+function lab(command: 'up' | 'down'): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab/cli.ts', command], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('error', fail);
+    child.once('exit', (code) =>
+      code === 0 ? done() : fail(new Error(`npm run lab -- ${command} failed (exit ${code})`)),
+    );
+  });
+}
+
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  try {
+    readLab();
+    return undefined;
+  } catch {
+    await lab('up');
+    return () => lab('down');
+  }
+}

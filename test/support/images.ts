@@ -1,0 +1,39 @@
+/**
+ * Images the tests may destroy. CRI RemoveImage deletes every reference to an image's
+ * content, so a test must never remove the shared busybox: it imports its own tiny,
+ * unique image instead and removes that.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../scripts/lab/exec';
+import { DEFAULT_PATH, buildOciArchive } from '../../scripts/lab/oci';
+import type { LabRuntime } from './lab';
+
+/** Imports a one-file image with a unique name and content; returns its reference. */
+export async function importThrowawayImage(runtime: LabRuntime): Promise<string> {
+  const id = randomUUID().slice(0, 8);
+  const ref = `localhost/porthole/throwaway-${id}:1`;
+  const work = await mkdtemp(join(tmpdir(), 'porthole-image-'));
+  try {
+    const rootfs = join(work, 'rootfs');
+    await mkdir(join(rootfs, 'etc'), { recursive: true });
+    await writeFile(join(rootfs, 'etc', 'throwaway'), `${id}\n`);
+    const image = await buildOciArchive(
+      { ref, rootfs, config: { Env: [DEFAULT_PATH] }, createdBy: 'porthole test' },
+      join(work, 'build'),
+      join(work, 'image.tar'),
+    );
+    await run(
+      runtime.ctr,
+      ['--address', runtime.socketPath, '--namespace', 'k8s.io', 'images', 'import', image.tarPath],
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    return ref;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
