@@ -1,0 +1,22 @@
+/**
+ * SPDY/3.1 client for CRI stream URLs (exec, attach, port-forward), written for spdystream,
+ * the server every kubelet-library runtime embeds. See session.ts for why it is our own.
+ */
+export {
+  upgradeToSpdy,
+  DEFAULT_UPGRADE_TIMEOUT_MS,
+  SPDY_UPGRADE_PROTOCOL,
+  STREAM_PROTOCOL_HEADER,
+  type TlsOptions,
+  type UpgradeOptions,
+} from './upgrade';
+export { UpgradeError, isUpgradeFailure, type UpgradeErrorData } from './errors';
+export {
+  DEFAULT_STREAM_TIMEOUT_MS,
+  type CreateStreamOptions,
+  type PingOptions,
+  type SpdySession,
+} from './session';
+export type { SpdyStream } from './stream';
+export type { HeaderMap } from './compression';
+export { RstStatus, rstStatusName } from './frames';
