@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../electron/core/cri';
-import { AppError } from '../../shared/errors';
+import { type AppError } from '../../shared/errors';
 import type { ContainerEvent } from '../../electron/core/cri';
 import {
   busyboxContainerConfig,
@@ -14,16 +14,7 @@ import {
   type LabRuntime,
 } from '../support/lab';
 import { importThrowawayImage } from '../support/images';
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected the call to fail');
-}
+import { rejection } from '../support/errors';
 
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 

@@ -1,0 +1,31 @@
+import { openRemoteCommandWith, type RemoteCommandOptions } from './executor';
+import type { RemoteCommandSession } from './session';
+import { defaultTransports } from './transports';
+
+/**
+ * Runs exec or attach and returns the live session. Rejects with an AppError (the RPC's,
+ * the last attempt's, or invalid options) and never leaves a connection behind.
+ */
+export function openRemoteCommand(options: RemoteCommandOptions): Promise<RemoteCommandSession> {
+  return openRemoteCommandWith(defaultTransports, options);
+}
+
+export {
+  defaultSetupTimeoutMs,
+  openRemoteCommandWith,
+  type RemoteCommandOptions,
+  type TransportChoice,
+  type Transports,
+} from './executor';
+export type {
+  AttemptRecord,
+  Negotiated,
+  RemoteCommandCapabilities,
+  RemoteCommandResult,
+  RemoteCommandSession,
+} from './session';
+export type { TerminalSize, StreamCreator, StreamFlags } from './streams';
+export type { TransportKind } from './handlers';
+export { offeredProtocols } from './handlers';
+export { spdyStreamCreator, type SpdySessionLike, type SpdyUpgrade } from './spdy-streams';
+export { websocketStreamCreator } from './websocket-streams';

@@ -1,0 +1,397 @@
+/**
+ * Opens a WebSocket to a CRI stream URL through a Dialer (direct TCP, or a channel through
+ * an SSH tunnel), with TLS layered on top for https stream URLs. Every failure is an
+ * UpgradeError (as the SPDY layer's): with the HTTP `status` when the server answered
+ * something other than 101, without one when it could not be reached, TLS failed, the
+ * deadline passed or the caller cancelled.
+ */
+import type { IncomingMessage } from 'node:http';
+import { isIP, type createConnection } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import WebSocket from 'ws';
+import { AppError } from '../../../../shared/errors';
+import { directDialer, type Dialer } from '../dial';
+import { upgradeFailure, upgradeRefused } from './upgrade-error';
+
+/** TLS settings for https stream URLs (containerd's `enable_tls_streaming` uses a self-signed cert). */
+export interface StreamTlsOptions {
+  /** False accepts any certificate (the node's stream server is self-signed by default). */
+  readonly rejectUnauthorized: boolean;
+  /** A CA (PEM) to trust for the stream server's certificate. */
+  readonly ca?: string | Buffer;
+  /** SNI and the name checked against the certificate; default the URL's host name. */
+  readonly servername?: string;
+}
+
+export interface WebSocketConnectOptions {
+  readonly url: string;
+  /** Subprotocols in preference order; sent as one Sec-WebSocket-Protocol header. */
+  readonly protocols: readonly string[];
+  readonly dialer?: Dialer;
+  readonly tls?: StreamTlsOptions;
+  /** Bound on dial + TLS + HTTP upgrade. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Largest message accepted from the server (bounds memory per message). */
+  readonly maxPayload?: number;
+}
+
+export const defaultUpgradeTimeoutMs = 10_000;
+/** The server's messages are small (it copies in 32 KiB reads); anything huge is hostile. */
+const defaultMaxPayload = 32 * 1024 * 1024 + 1;
+/** A refusal's body is a one-line reason; never buffer more than this of it. */
+const maxErrorBody = 4096;
+const errorBodyTimeoutMs = 2000;
+
+/** Certificate verification failures (OpenSSL's codes and Node's host name check). */
+const certificateErrors: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+interface Endpoint {
+  readonly secure: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly wsUrl: string;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== undefined ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+export async function connectWebSocket(options: WebSocketConnectOptions): Promise<WebSocket> {
+  const offered = options.protocols;
+  const fail = (
+    code: Parameters<typeof upgradeFailure>[0],
+    message: string,
+    extra?: Parameters<typeof upgradeFailure>[3],
+  ): AppError => upgradeFailure(code, message, offered, extra);
+  const endpoint = parseStreamUrl(options.url, fail);
+  const timeoutMs = options.timeoutMs ?? defaultUpgradeTimeoutMs;
+
+  // One controller for the attempt: the deadline and the caller's signal both abort it,
+  // with the reason as an AppError, and every step in flight listens to it.
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        fail(
+          'deadline-exceeded',
+          `The stream server did not complete the WebSocket upgrade within ${timeoutMs} ms.`,
+          { detail: options.url },
+        ),
+      ),
+    timeoutMs,
+  );
+  const onCallerAbort = (): void =>
+    controller.abort(fail('cancelled', 'Opening the stream was cancelled.'));
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (options.signal?.aborted) onCallerAbort();
+  const signal = controller.signal;
+
+  const opened: Duplex[] = [];
+  try {
+    const raw = await abortable(
+      (options.dialer ?? directDialer)(endpoint.host, endpoint.port, signal),
+      signal,
+      (late) => late.destroy(),
+    ).catch((error: unknown) => {
+      if (signal.aborted) throw reason(signal);
+      throw fail(
+        'unavailable',
+        `Could not reach the stream server at ${endpoint.host}:${endpoint.port}.`,
+        {
+          detail: describe(error),
+          hint: 'The runtime may have stopped, or its stream server address is not reachable from here.',
+          cause: error,
+        },
+      );
+    });
+    opened.push(raw);
+    let socket = raw;
+    if (endpoint.secure) {
+      socket = await wrapTls(raw, endpoint, options.tls, signal, fail);
+      opened.push(socket);
+    }
+    return await upgrade(socket, endpoint, options, signal, fail);
+  } catch (error) {
+    for (const stream of opened) stream.destroy();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+type Fail = (
+  code: Parameters<typeof upgradeFailure>[0],
+  message: string,
+  extra?: Parameters<typeof upgradeFailure>[3],
+) => AppError;
+
+function parseStreamUrl(url: string, fail: Fail): Endpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw fail('invalid-argument', 'The stream URL is not valid.', { detail: url });
+  }
+  const scheme = parsed.protocol;
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(scheme)) {
+    throw fail('invalid-argument', `The stream URL has an unsupported scheme (${scheme}).`, {
+      detail: url,
+    });
+  }
+  const secure = scheme === 'https:' || scheme === 'wss:';
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = parsed.port !== '' ? Number(parsed.port) : secure ? 443 : 80;
+  parsed.protocol = secure ? 'wss:' : 'ws:';
+  return { secure, host, port, wsUrl: parsed.href };
+}
+
+/** Why the attempt was aborted: the AppError we aborted with (deadline or caller). */
+function reason(signal: AbortSignal): AppError {
+  const value: unknown = signal.reason;
+  return value instanceof AppError
+    ? value
+    : new AppError({ code: 'cancelled', message: 'Opening the stream was cancelled.' });
+}
+
+/** Races `promise` with `signal`; a value that arrives after the abort goes to `onLate`. */
+function abortable<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  onLate: (value: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const onAbort = (): void => {
+      done = true;
+      reject(reason(signal));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (done) onLate(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!done) reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** TLS on top of whatever the dialer returned (a TCP socket or an SSH channel). */
+function wrapTls(
+  raw: Duplex,
+  endpoint: Endpoint,
+  tls: StreamTlsOptions | undefined,
+  signal: AbortSignal,
+  fail: Fail,
+): Promise<Duplex> {
+  const servername = tls?.servername ?? (isIP(endpoint.host) === 0 ? endpoint.host : undefined);
+  const socket = tlsConnect({
+    socket: raw,
+    host: tls?.servername ?? endpoint.host,
+    rejectUnauthorized: tls?.rejectUnauthorized ?? true,
+    ...(tls?.ca !== undefined && { ca: tls.ca }),
+    ...(servername !== undefined && { servername }),
+  });
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      socket.off('secureConnect', onConnect);
+      socket.off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onConnect = (): void => {
+      cleanup();
+      resolve(socket);
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      socket.destroy();
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      reject(
+        certificateErrors.has(code)
+          ? fail(
+              'permission-denied',
+              "The runtime's stream server presented a certificate that is not trusted.",
+              {
+                detail: describe(error),
+                hint: "containerd's TLS streaming (enable_tls_streaming) uses a self-signed certificate. Provide its CA in the node's settings, or allow the stream server's self-signed certificate there.",
+                cause: error,
+              },
+            )
+          : fail('unavailable', "The TLS handshake with the runtime's stream server failed.", {
+              detail: describe(error),
+              cause: error,
+            }),
+      );
+    };
+    const onAbort = (): void => {
+      cleanup();
+      socket.destroy();
+      reject(reason(signal));
+    };
+    socket.on('secureConnect', onConnect);
+    socket.on('error', onError);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Reads a bounded prefix of a refusal's body, for the user; never waits long for it. */
+function readErrorBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      response.removeAllListeners('data');
+      response.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8').slice(0, maxErrorBody));
+    };
+    const timer = setTimeout(finish, errorBodyTimeoutMs);
+    response.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= maxErrorBody) finish();
+    });
+    response.once('end', finish);
+    response.once('error', finish);
+    response.once('close', finish);
+  });
+}
+
+function upgrade(
+  socket: Duplex,
+  endpoint: Endpoint,
+  options: WebSocketConnectOptions,
+  signal: AbortSignal,
+  fail: Fail,
+): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    // ws asks for a connection synchronously; ours is already dialled (the Dialer is
+    // async), so hand it over. ws and node:http cope with a plain Duplex (an SSH channel).
+    const handOver = (() => socket) as unknown as typeof createConnection;
+    const ws = new WebSocket(endpoint.wsUrl, [...options.protocols], {
+      createConnection: handOver,
+      // The CRI stream server does not negotiate compression; don't offer it.
+      perMessageDeflate: false,
+      followRedirects: false,
+      maxPayload: options.maxPayload ?? defaultMaxPayload,
+      // Base64 frames are ASCII and binary frames are not validated anyway.
+      skipUTF8Validation: true,
+    });
+    let settled = false;
+    const settle = (error: AppError | undefined): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      ws.off('open', onOpen);
+      ws.off('unexpected-response', onUnexpected);
+      if (error === undefined) {
+        ws.off('error', onError);
+        ws.off('close', onClose);
+        // Until the caller attaches its own listener, an 'error' must not crash the process
+        // (the caller learns of it from 'close').
+        ws.on('error', () => undefined);
+        resolve(ws);
+      } else {
+        // A late 'error' from terminate() must not become an unhandled event.
+        ws.on('error', () => undefined);
+        ws.terminate();
+        socket.destroy();
+        reject(error);
+      }
+    };
+    const onAbort = (): void => settle(reason(signal));
+    const onOpen = (): void => {
+      if (!options.protocols.includes(ws.protocol)) {
+        settle(
+          fail(
+            'failed-precondition',
+            'The stream server accepted the WebSocket but chose none of the offered protocols.',
+            {
+              status: 101,
+              detail: `offered ${options.protocols.join(', ')}; got "${ws.protocol}"`,
+            },
+          ),
+        );
+        return;
+      }
+      // Hold incoming messages until the caller has attached its listeners: the server
+      // writes right after the upgrade (often in the same packet as the 101), and its
+      // status and close may follow before our promise continuation runs.
+      ws.pause();
+      settle(undefined);
+    };
+    const onUnexpected = (_request: unknown, response: IncomingMessage): void => {
+      const status = response.statusCode ?? 0;
+      void readErrorBody(response).then((body) =>
+        settle(upgradeRefused(status, body, options.protocols)),
+      );
+    };
+    const onError = (error: Error): void => {
+      if (signal.aborted) {
+        settle(reason(signal));
+        return;
+      }
+      // ws checks the 101 itself: a subprotocol we did not offer, or none, is a refusal
+      // of everything offered (as a 403 would be), not a network failure.
+      if (/subprotocol/i.test(error.message)) {
+        settle(
+          fail(
+            'failed-precondition',
+            'The stream server switched to WebSocket with none of the offered protocols.',
+            {
+              status: 101,
+              detail: error.message,
+            },
+          ),
+        );
+        return;
+      }
+      settle(
+        fail('unavailable', 'The WebSocket upgrade with the stream server failed.', {
+          detail: describe(error),
+          cause: error,
+        }),
+      );
+    };
+    const onClose = (): void =>
+      settle(
+        fail(
+          'unavailable',
+          'The stream server closed the connection during the WebSocket upgrade.',
+          {
+            detail: options.url,
+          },
+        ),
+      );
+    signal.addEventListener('abort', onAbort, { once: true });
+    ws.once('open', onOpen);
+    ws.on('unexpected-response', onUnexpected);
+    ws.on('error', onError);
+    ws.once('close', onClose);
+  });
+}
