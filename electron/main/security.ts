@@ -1,4 +1,5 @@
 import type { WebContents, WebPreferences } from 'electron';
+import { isAppUrl } from './app-origin';
 
 /**
  * The renderer is untrusted web content: isolated, sandboxed, without Node. It reaches the
@@ -26,23 +27,17 @@ export function secureWebPreferences(preloadPath: string): WebPreferences {
  */
 export function hardenWebContents(
   contents: WebContents,
-  appOrigin: string,
   openExternal: (url: string) => void,
 ): void {
   contents.on('will-navigate', (event, url) => {
-    if (originOf(url) !== appOrigin) event.preventDefault();
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
     if (/^https?:\/\//i.test(url)) openExternal(url);
     return { action: 'deny' };
   });
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,11 @@
 export type * from './common';
 export type * from './container';
+export type * from './forward';
 export type * from './image';
 export type * from './pod';
 export type * from './runtime';
 export type * from './stats';
 export { capabilityNames } from './runtime';
+export type * from './node';
+export type * from './resources';
+export type * from './ssh';

@@ -1,0 +1,2 @@
+export { defaultConfigDir } from './paths';
+export { readJsonFile, writeJsonFileAtomic } from './json-file';

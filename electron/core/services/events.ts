@@ -1,0 +1,28 @@
+import type { EventSource } from '../../../shared/contract';
+import { requireObject, requireString } from './args';
+import type { NodeManager } from './nodes';
+
+/** The contract's events, served from the node manager (and its prompt broker). */
+export function createEventSource(nodes: NodeManager): EventSource {
+  return {
+    nodes: (_argument, sink) => {
+      const subscription = nodes.onDidChange((statuses) => sink.next(statuses));
+      sink.next(nodes.statuses());
+      // Statuses before startup finished may be incomplete: send them again once it has.
+      nodes.start().then(
+        () => sink.next(nodes.statuses()),
+        () => undefined,
+      );
+      return subscription;
+    },
+    resources: (argument, sink) => {
+      const nodeId = requireString(requireObject(argument, 'argument').nodeId, 'nodeId');
+      return nodes.watchResources(nodeId, sink);
+    },
+    prompts: (_argument, sink) => {
+      const subscription = nodes.prompts.onDidChange((prompts) => sink.next(prompts));
+      sink.next(nodes.prompts.list());
+      return subscription;
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import type {
+  CallContext,
+  RunResult,
+  ServiceHandler,
+  SpecValidation,
+} from '../../../shared/contract';
+import { AppError, toAppErrorData } from '../../../shared/errors';
+import { requireNonNegativeInteger, requireObject, requireString } from './args';
+import { toCallOptions, type NodeClient, type NodeManager } from './nodes';
+import { parseRunSpec, type RunPlan } from './spec';
+
+/**
+ * Changes to a node: stop and remove containers and pods, remove and pull images, run a
+ * pod from a spec. After each change the node's resource subscribers get the delta at
+ * once, without waiting for the next event or poll.
+ */
+export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
+  constructor(private readonly nodes: NodeManager) {}
+
+  async stopContainer(
+    nodeId: string,
+    containerId: string,
+    gracePeriodSeconds: number,
+    context?: CallContext,
+  ): Promise<void> {
+    await this.change(nodeId, (client) =>
+      client.stopContainer(
+        requireString(containerId, 'containerId'),
+        requireNonNegativeInteger(gracePeriodSeconds, 'gracePeriodSeconds'),
+        toCallOptions(context?.signal),
+      ),
+    );
+  }
+
+  async removeContainer(nodeId: string, containerId: string, context?: CallContext): Promise<void> {
+    await this.change(nodeId, (client) =>
+      client.removeContainer(
+        requireString(containerId, 'containerId'),
+        toCallOptions(context?.signal),
+      ),
+    );
+  }
+
+  async stopPod(nodeId: string, podSandboxId: string, context?: CallContext): Promise<void> {
+    await this.change(nodeId, (client) =>
+      client.stopPod(requireString(podSandboxId, 'podSandboxId'), toCallOptions(context?.signal)),
+    );
+  }
+
+  async removePod(nodeId: string, podSandboxId: string, context?: CallContext): Promise<void> {
+    await this.change(nodeId, (client) =>
+      client.removePod(requireString(podSandboxId, 'podSandboxId'), toCallOptions(context?.signal)),
+    );
+  }
+
+  async removeImage(nodeId: string, imageRef: string, context?: CallContext): Promise<void> {
+    await this.change(nodeId, (client) =>
+      client.removeImage(requireString(imageRef, 'imageRef'), toCallOptions(context?.signal)),
+    );
+  }
+
+  async pullImage(
+    nodeId: string,
+    image: string,
+    auth?: { readonly username: string; readonly password: string },
+    context?: CallContext,
+  ): Promise<string> {
+    const reference = requireString(image, 'image');
+    let credentials: { username: string; password: string } | undefined;
+    if (auth !== undefined) {
+      const record = requireObject(auth, 'auth');
+      credentials = {
+        username: requireString(record.username, 'auth.username'),
+        password: requireString(record.password, 'auth.password'),
+      };
+    }
+    return this.change(nodeId, (client) =>
+      client.pullImage(reference, credentials, undefined, toCallOptions(context?.signal)),
+    );
+  }
+
+  validateSpec(specText: string): Promise<SpecValidation> {
+    if (typeof specText !== 'string') {
+      return Promise.resolve({ errors: [{ path: '', message: 'The spec must be text.' }] });
+    }
+    const result = parseRunSpec(specText);
+    return Promise.resolve({ errors: result.ok ? [] : result.problems });
+  }
+
+  async runFromSpec(nodeId: string, specText: string, context?: CallContext): Promise<RunResult> {
+    const client = this.nodes.client(requireString(nodeId, 'nodeId'));
+    if (typeof specText !== 'string')
+      throw new AppError({ code: 'invalid-argument', message: 'The spec must be text.' });
+    const result = parseRunSpec(specText);
+    if (!result.ok) {
+      const [first] = result.problems;
+      const where = (p: (typeof result.problems)[number]): string =>
+        `${p.path || 'spec'}${p.line !== undefined ? ` (line ${p.line})` : ''}`;
+      throw new AppError({
+        code: 'invalid-argument',
+        message:
+          result.problems.length === 1 && first !== undefined
+            ? `The spec is invalid: ${where(first)}: ${first.message}`
+            : `The spec has ${result.problems.length} problems.`,
+        detail: result.problems.map((p) => `${where(p)}: ${p.message}`).join('\n'),
+        hint: 'Fix the fields marked in the editor and run it again.',
+      });
+    }
+    try {
+      return await runPlan(client, result.plan, context);
+    } finally {
+      await this.nodes.refreshResources(nodeId);
+    }
+  }
+
+  private async change<T>(nodeId: string, action: (client: NodeClient) => Promise<T>): Promise<T> {
+    const id = requireString(nodeId, 'nodeId');
+    const value = await action(this.nodes.client(id));
+    await this.nodes.refreshResources(id);
+    return value;
+  }
+}
+
+/**
+ * Runs the pod, then each container (pulling its image when the node lacks it). If any
+ * step fails, the pod is stopped and removed again, so a failed run leaves nothing behind,
+ * and the error says which step failed.
+ */
+async function runPlan(
+  client: NodeClient,
+  plan: RunPlan,
+  context?: CallContext,
+): Promise<RunResult> {
+  const options = toCallOptions(context?.signal);
+  const podSandboxId = await client.runPod(plan.pod, plan.runtimeHandler, options);
+  const containerIds: string[] = [];
+  let step = 'starting the pod';
+  try {
+    for (const container of plan.containers) {
+      const name = container.metadata?.name ?? '?';
+      const image = container.image?.image ?? '';
+      step = `pulling ${image} for container "${name}"`;
+      if ((await client.imageStatus(image, options)) === undefined) {
+        await client.pullImage(image, undefined, plan.pod, options);
+      }
+      step = `creating container "${name}"`;
+      const containerId = await client.createContainer(podSandboxId, container, plan.pod, options);
+      containerIds.push(containerId);
+      step = `starting container "${name}"`;
+      await client.startContainer(containerId, options);
+    }
+  } catch (error) {
+    // Clean up without the caller's signal: a cancelled run must not leave a pod behind.
+    await client.stopPod(podSandboxId).catch(() => undefined);
+    await client.removePod(podSandboxId).catch(() => undefined);
+    const data = toAppErrorData(error);
+    throw new AppError(
+      {
+        ...data,
+        message: `Failed ${step}: ${data.message}`,
+        detail: [data.detail, 'The pod was removed again.'].filter(Boolean).join('\n'),
+      },
+      { cause: error },
+    );
+  }
+  return { podSandboxId, containerIds };
+}

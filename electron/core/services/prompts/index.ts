@@ -1,0 +1,8 @@
+export {
+  PromptBroker,
+  defaultPromptTimeoutMs,
+  type PromptBrokerOptions,
+  type PromptEndReason,
+  type PromptOutcome,
+  type PromptSubject,
+} from './broker';

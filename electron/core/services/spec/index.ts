@@ -1,0 +1,1 @@
+export { parseRunSpec, maxSpecBytes, type RunPlan, type SpecParseResult } from './parse';

@@ -1,0 +1,206 @@
+import { AppError } from '../../../../shared/errors';
+import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import type {
+  Capabilities,
+  Container,
+  Image,
+  PodSandbox,
+  RuntimeInfo,
+} from '../../../../shared/model';
+import { CapabilityTracker, type ContainerEvent } from '../../cri';
+import type { NodeClient } from '../nodes';
+
+export const fakeRuntime: RuntimeInfo = {
+  runtimeName: 'fakerd',
+  runtimeVersion: '1.0.0',
+  runtimeApiVersion: 'v1',
+  apiVersion: '0.1.0',
+  conditions: [],
+  handlers: [],
+};
+
+export function fakePod(id: string, overrides: Partial<PodSandbox> = {}): PodSandbox {
+  return {
+    id,
+    name: `pod-${id}`,
+    namespace: 'default',
+    uid: `uid-${id}`,
+    attempt: 0,
+    state: 'ready',
+    createdAt: 1,
+    labels: {},
+    annotations: {},
+    runtimeHandler: '',
+    ...overrides,
+  };
+}
+
+export function fakeContainer(
+  id: string,
+  podSandboxId: string,
+  overrides: Partial<Container> = {},
+): Container {
+  return {
+    id,
+    podSandboxId,
+    name: `c-${id}`,
+    attempt: 0,
+    image: 'busybox',
+    imageRef: 'sha256:b',
+    state: 'running',
+    createdAt: 1,
+    labels: {},
+    annotations: {},
+    ...overrides,
+  };
+}
+
+export function fakeImage(id: string): Image {
+  return { id, repoTags: [`${id}:latest`], repoDigests: [], sizeBytes: 1, pinned: false };
+}
+
+type Observer = Parameters<NodeClient['watchContainerEvents']>[0];
+
+/**
+ * An in-memory runtime behind the NodeClient interface: lists come from mutable arrays,
+ * container events are emitted by the test, failures are switched on and off.
+ */
+export class FakeNodeClient implements NodeClient {
+  readonly capabilities = new CapabilityTracker();
+  pods: PodSandbox[] = [];
+  containers: Container[] = [];
+  images: Image[] = [];
+  /** When set, every call fails with it. */
+  failure: AppError | undefined;
+  supportsEvents = true;
+  disposed = false;
+  listCalls = 0;
+  private readonly observers = new Set<Observer>();
+  readonly calls: string[] = [];
+
+  constructor(readonly endpoint: string) {}
+
+  get eventWatchers(): number {
+    return this.observers.size;
+  }
+
+  emit(event: Partial<ContainerEvent> = {}): void {
+    const full: ContainerEvent = {
+      containerId: 'x',
+      type: 'created',
+      createdAt: 0,
+      containers: [],
+      ...event,
+    };
+    for (const observer of [...this.observers]) observer.next(full);
+  }
+
+  failEvents(error: AppError): void {
+    for (const observer of [...this.observers]) observer.error(error);
+    this.observers.clear();
+  }
+
+  private check(name: string): Promise<void> {
+    this.calls.push(name);
+    return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
+  }
+
+  async runtimeInfo(): Promise<RuntimeInfo> {
+    await this.check('runtimeInfo');
+    return fakeRuntime;
+  }
+
+  async probeCapabilities(): Promise<Capabilities> {
+    await this.check('probeCapabilities');
+    this.capabilities.set('containerEvents', this.supportsEvents ? 'supported' : 'unsupported');
+    return this.capabilities.snapshot();
+  }
+
+  async listPods(): Promise<PodSandbox[]> {
+    this.listCalls++;
+    await this.check('listPods');
+    return this.pods.map((pod) => ({ ...pod }));
+  }
+
+  async listContainers(): Promise<Container[]> {
+    await this.check('listContainers');
+    return this.containers.map((container) => ({ ...container }));
+  }
+
+  async listImages(): Promise<Image[]> {
+    await this.check('listImages');
+    return this.images.map((image) => ({ ...image }));
+  }
+
+  watchContainerEvents(observer: Observer): Disposable {
+    if (!this.supportsEvents) {
+      queueMicrotask(() =>
+        observer.error(new AppError({ code: 'unimplemented', message: 'no events' })),
+      );
+      return toDisposable(() => undefined);
+    }
+    this.observers.add(observer);
+    return toDisposable(() => this.observers.delete(observer));
+  }
+
+  private unsupported(name: string): Promise<never> {
+    this.calls.push(name);
+    return Promise.reject(new AppError({ code: 'unimplemented', message: `${name} is not faked` }));
+  }
+
+  podStatus: NodeClient['podStatus'] = () => this.unsupported('podStatus');
+  containerStatus: NodeClient['containerStatus'] = () => this.unsupported('containerStatus');
+  async imageStatus(image: string): Promise<Image | undefined> {
+    await this.check(`imageStatus ${image}`);
+    return this.images.find((candidate) => candidate.repoTags.includes(image));
+  }
+  async stopContainer(id: string): Promise<void> {
+    await this.check(`stopContainer ${id}`);
+    this.containers = this.containers.map((c) => (c.id === id ? { ...c, state: 'exited' } : c));
+  }
+  async removeContainer(id: string): Promise<void> {
+    await this.check(`removeContainer ${id}`);
+    this.containers = this.containers.filter((c) => c.id !== id);
+  }
+  async stopPod(id: string): Promise<void> {
+    await this.check(`stopPod ${id}`);
+  }
+  async removePod(id: string): Promise<void> {
+    await this.check(`removePod ${id}`);
+    this.pods = this.pods.filter((p) => p.id !== id);
+    this.containers = this.containers.filter((c) => c.podSandboxId !== id);
+  }
+  async removeImage(ref: string): Promise<void> {
+    await this.check(`removeImage ${ref}`);
+    this.images = this.images.filter((i) => i.id !== ref && !i.repoTags.includes(ref));
+  }
+  async pullImage(image: string): Promise<string> {
+    await this.check(`pullImage ${image}`);
+    this.images.push({ ...fakeImage(`sha256:${image}`), repoTags: [image] });
+    return `sha256:${image}`;
+  }
+  async runPod(config: Parameters<NodeClient['runPod']>[0]): Promise<string> {
+    await this.check('runPod');
+    const id = `pod${this.pods.length + 1}`;
+    this.pods.push(fakePod(id, { name: config.metadata?.name ?? '' }));
+    return id;
+  }
+  async createContainer(
+    podSandboxId: string,
+    config: Parameters<NodeClient['createContainer']>[1],
+  ): Promise<string> {
+    await this.check(`createContainer ${config.metadata?.name ?? ''}`);
+    const id = `c${this.containers.length + 1}`;
+    this.containers.push(fakeContainer(id, podSandboxId, { state: 'created' }));
+    return id;
+  }
+  async startContainer(id: string): Promise<void> {
+    await this.check(`startContainer ${id}`);
+    this.containers = this.containers.map((c) => (c.id === id ? { ...c, state: 'running' } : c));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.observers.clear();
+  }
+}

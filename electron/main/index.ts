@@ -1,0 +1,3 @@
+import { runApp } from './app';
+
+runApp();

@@ -1,0 +1,56 @@
+import type { IpcMain, IpcMainEvent, MessageChannelMain as MessageChannelMainType } from 'electron';
+import type { EventSource, ServiceHandlers } from '../../shared/contract';
+import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
+import { serve } from '../../shared/rpc';
+import { isAppUrl } from './app-origin';
+import { fromMessagePortMain } from './message-port';
+
+/** The one IPC channel: the page asks for a port; the answer comes on `porthole:port`. */
+export const helloChannel = 'porthole:hello';
+export const portChannel = 'porthole:port';
+
+/**
+ * Only the app's own top-level frame may open the pipe: not an iframe, not a page the
+ * window was somehow navigated to, not a frame that is already gone.
+ */
+export function isTrustedSender(event: Pick<IpcMainEvent, 'senderFrame' | 'sender'>): boolean {
+  const frame = event.senderFrame;
+  if (frame === null || frame.isDestroyed()) return false;
+  if (frame !== event.sender.mainFrame) return false;
+  return isAppUrl(frame.url);
+}
+
+export interface IpcDeps {
+  readonly ipcMain: IpcMain;
+  readonly MessageChannelMain: typeof MessageChannelMainType;
+  readonly services: ServiceHandlers;
+  readonly events: EventSource;
+  /** Hears refused senders, for the log. */
+  readonly onRefused?: (url: string) => void;
+}
+
+/**
+ * Answers each trusted hello with a fresh MessageChannel: one end is served with the
+ * contract here, the other is handed to the page. A reload asks again and gets a new
+ * pipe; the old one closes with its page and its subscriptions are disposed.
+ */
+export function registerIpc(deps: IpcDeps): Disposable {
+  const store = new DisposableStore();
+  const onHello = (event: IpcMainEvent): void => {
+    if (!isTrustedSender(event)) {
+      deps.onRefused?.(event.senderFrame?.url ?? '(no frame)');
+      return;
+    }
+    const { port1, port2 } = new deps.MessageChannelMain();
+    const port = fromMessagePortMain(port1);
+    const serving = store.add(serve(port, deps.services, deps.events));
+    port.onClose(() => {
+      serving.dispose();
+      store.delete(serving);
+    });
+    event.senderFrame?.postMessage(portChannel, null, [port2]);
+  };
+  deps.ipcMain.on(helloChannel, onHello);
+  store.add(toDisposable(() => deps.ipcMain.off(helloChannel, onHello)));
+  return store;
+}

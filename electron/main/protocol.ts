@@ -1,0 +1,49 @@
+import { extname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Protocol, Net } from 'electron';
+import { contentSecurityPolicy, mimeTypeOf, resolveStaticPath } from '../core/host';
+import { appHost, appScheme } from './app-origin';
+
+/** Must run before `app` is ready: makes `porthole://` a standard, secure scheme. */
+export function registerAppScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>): void {
+  protocol.registerSchemesAsPrivileged([
+    { scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  ]);
+}
+
+/** The CSP of the app in Electron: the browser-mode policy minus the WebSocket. */
+export const appContentSecurityPolicy = contentSecurityPolicy();
+
+/**
+ * Serves the built renderer on `porthole://app/`: files from `rendererDir` only (the
+ * same traversal checks as the browser-mode host), index.html for app routes, and the
+ * CSP on every response.
+ */
+export function handleAppProtocol(
+  protocol: Pick<Protocol, 'handle'>,
+  net: Pick<Net, 'fetch'>,
+  rendererDir: string,
+): void {
+  protocol.handle(appScheme, async (request) => {
+    const url = new URL(request.url);
+    if (url.host !== appHost || request.method !== 'GET') return notFound();
+    const route = extname(url.pathname) === '' ? '/index.html' : url.pathname;
+    const path = resolveStaticPath(rendererDir, route);
+    if (path === undefined) return notFound();
+    const file = await net.fetch(pathToFileURL(path).toString()).catch(() => undefined);
+    if (file === undefined || !file.ok) return notFound();
+    return new Response(file.body, {
+      status: 200,
+      headers: {
+        'Content-Type': mimeTypeOf(path),
+        'Content-Security-Policy': appContentSecurityPolicy,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      },
+    });
+  });
+}
+
+function notFound(): Response {
+  return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
+}

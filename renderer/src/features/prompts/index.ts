@@ -1,0 +1,2 @@
+export { PromptDialog, Prompts } from './PromptDialog';
+export { usePendingPrompts } from './use-pending-prompts';

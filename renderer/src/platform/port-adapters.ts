@@ -1,0 +1,108 @@
+import { toDisposable } from '../../../shared/lifecycle';
+import type { MessagePortLike } from '../../../shared/rpc';
+
+/** A DOM MessagePort (what Electron's preload hands the page) as the RPC's port. */
+export function fromDomMessagePort(port: MessagePort): MessagePortLike {
+  const closeListeners = new Set<() => void>();
+  let closed = false;
+  const fireClose = (): void => {
+    if (closed) return;
+    closed = true;
+    for (const listener of [...closeListeners]) listener();
+    closeListeners.clear();
+  };
+  // Chromium fires `close` on a MessagePort whose other end went away (main reloaded us,
+  // or the core dropped the pipe).
+  port.addEventListener('close', fireClose);
+  port.start();
+  return {
+    postMessage: (message) => {
+      if (!closed) port.postMessage(message);
+    },
+    onMessage(listener) {
+      const handler = (event: MessageEvent): void => listener(event.data);
+      port.addEventListener('message', handler);
+      return toDisposable(() => port.removeEventListener('message', handler));
+    },
+    onClose(listener) {
+      closeListeners.add(listener);
+      return toDisposable(() => closeListeners.delete(listener));
+    },
+    close() {
+      port.close();
+      fireClose();
+    },
+  };
+}
+
+/**
+ * A WebSocket carrying the RPC as JSON text frames. Resolves once the socket is open;
+ * rejects if it never opens (wrong token, host gone).
+ */
+export function openWebSocketPort(url: string): Promise<MessagePortLike> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const messageListeners = new Set<(message: unknown) => void>();
+    const closeListeners = new Set<() => void>();
+    let opened = false;
+    let closed = false;
+    socket.addEventListener('open', () => {
+      opened = true;
+      resolve(port);
+    });
+    socket.addEventListener('message', (event: MessageEvent) => {
+      if (typeof event.data !== 'string') return; // binary frames are for byte streams, later
+      let message: unknown;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      for (const listener of [...messageListeners]) listener(message);
+    });
+    socket.addEventListener('close', () => {
+      if (!opened) reject(new Error(`Could not open ${url.replace(/token=[^&]*/, 'token=…')}`));
+      if (closed) return;
+      closed = true;
+      for (const listener of [...closeListeners]) listener();
+      closeListeners.clear();
+    });
+    const port: MessagePortLike = {
+      postMessage(message) {
+        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+      },
+      onMessage(listener) {
+        messageListeners.add(listener);
+        return toDisposable(() => messageListeners.delete(listener));
+      },
+      onClose(listener) {
+        closeListeners.add(listener);
+        return toDisposable(() => closeListeners.delete(listener));
+      },
+      close: () => socket.close(),
+    };
+  });
+}
+
+/**
+ * Electron: asks the preload for a port and waits for it. The page starts the handshake,
+ * so a port can't be posted before anyone listens (the preload runs first).
+ */
+export function requestElectronPort(timeoutMs = 10_000): Promise<MessagePortLike> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (event: MessageEvent): void => {
+      if (event.source !== window || event.data !== 'porthole:port') return;
+      const port = event.ports[0];
+      if (port === undefined) return;
+      window.removeEventListener('message', onMessage);
+      clearTimeout(timer);
+      resolve(fromDomMessagePort(port));
+    };
+    const timer = setTimeout(() => {
+      window.removeEventListener('message', onMessage);
+      reject(new Error('The Porthole shell did not hand over its message port.'));
+    }, timeoutMs);
+    window.addEventListener('message', onMessage);
+    window.postMessage('porthole:hello', window.location.origin);
+  });
+}

@@ -1,0 +1,40 @@
+import type { AppError } from '../errors';
+import type { Disposable } from '../lifecycle';
+import type { NodeStatus, PendingPrompt, ResourceDelta } from '../model';
+
+/**
+ * Event streams the UI can subscribe to: name → [subscription argument, event payload].
+ * Unsubscribing is a protocol message, so a closed view stops the work behind it.
+ */
+export interface Events {
+  /** Every node's status, sent whole on subscribe and on every change. */
+  readonly nodes: [argument: undefined, payload: readonly NodeStatus[]];
+  /** One node's resources: a reset first, then deltas as the runtime changes. */
+  readonly resources: [argument: { readonly nodeId: string }, payload: ResourceDelta];
+  /**
+   * Every open question a connection attempt is waiting on (SSH host keys, key
+   * passphrases), oldest first; sent whole on subscribe and on every change. Answer with
+   * `nodes.answerPrompt`.
+   */
+  readonly prompts: [argument: undefined, payload: readonly PendingPrompt[]];
+}
+
+export type EventArgument<E extends keyof Events> = Events[E][0];
+export type EventPayload<E extends keyof Events> = Events[E][1];
+
+/** Where a subscription's payloads go. After `error` the subscription is over. */
+export interface EventSink<P> {
+  next(payload: P): void;
+  error(error: AppError): void;
+}
+
+/**
+ * The server side of the events: one function per event that starts a subscription and
+ * returns what stops it. Throwing (e.g. an unknown node) refuses the subscription.
+ */
+export type EventSource = {
+  readonly [E in keyof Events]: (
+    argument: EventArgument<E>,
+    sink: EventSink<EventPayload<E>>,
+  ) => Disposable;
+};

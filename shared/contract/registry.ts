@@ -1,0 +1,60 @@
+import type { Events } from './events';
+import type { Services } from './services';
+
+export type ServiceName = keyof Services;
+export type MethodName<S extends ServiceName> = keyof Services[S] & string;
+export type EventName = keyof Events;
+
+/** How many parameters a method declares, counting the optional ones. */
+type Arity<F> = F extends (...args: infer A) => unknown ? Required<A>['length'] : never;
+
+/**
+ * The contract's methods as data: service → method → number of declared parameters.
+ * Dispatchers refuse anything not listed here before it reaches a service, and use the
+ * arity to place the call context after the declared arguments (optional ones included).
+ * `satisfies` keeps this table and the interfaces in step: a method missing here, listed
+ * but not declared, or with the wrong arity fails to compile.
+ */
+export const serviceMethods = {
+  nodes: {
+    discover: 0,
+    list: 0,
+    saveProfile: 1,
+    removeProfile: 1,
+    connect: 1,
+    disconnect: 1,
+    answerPrompt: 2,
+  },
+  resources: { podDetail: 2, containerDetail: 2, imageDetail: 2 },
+  lifecycle: {
+    stopContainer: 3,
+    removeContainer: 2,
+    stopPod: 2,
+    removePod: 2,
+    removeImage: 2,
+    pullImage: 3,
+    validateSpec: 1,
+    runFromSpec: 2,
+  },
+} as const satisfies {
+  readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
+};
+
+export const serviceNames = Object.keys(serviceMethods) as readonly ServiceName[];
+
+export const eventNames = ['nodes', 'resources', 'prompts'] as const satisfies readonly EventName[];
+// Every declared event must be listed (the reverse is checked by `satisfies` above).
+type UnlistedEvent = Exclude<EventName, (typeof eventNames)[number]>;
+const allEventsListed: [UnlistedEvent] extends [never] ? true : UnlistedEvent = true;
+void allEventsListed;
+
+/** The declared arity of a method, or undefined when the contract has no such method. */
+export function methodArity(service: string, method: string): number | undefined {
+  if (!Object.hasOwn(serviceMethods, service)) return undefined;
+  const methods: Readonly<Record<string, number>> = serviceMethods[service as ServiceName];
+  return Object.hasOwn(methods, method) ? methods[method] : undefined;
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && (eventNames as readonly string[]).includes(value);
+}

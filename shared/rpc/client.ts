@@ -1,0 +1,211 @@
+import {
+  serviceMethods,
+  type EventArgument,
+  type EventName,
+  type EventPayload,
+  type AbortSignalLike,
+  type ServiceName,
+  type Services,
+} from '../contract';
+import { AppError, fromAppErrorData } from '../errors';
+import { DisposableStore, toDisposable, type Disposable } from '../lifecycle';
+import type { MessagePortLike } from './port';
+import { parseServerMessage, type ClientMessage } from './protocol';
+
+/** Every contract method, as the UI calls it: plain data in, a Promise out. */
+export type ServicesProxy = {
+  readonly [S in keyof Services]: {
+    readonly [M in keyof Services[S]]: Services[S][M] extends (...args: infer A) => infer R
+      ? (...args: A) => Promise<Awaited<R>>
+      : never;
+  };
+};
+
+export type EventListener<E extends EventName> = (payload: EventPayload<E>) => void;
+
+export interface RpcClient extends Disposable {
+  readonly services: ServicesProxy;
+  /** The same services; aborting `signal` cancels the calls made through them. */
+  withSignal(signal: AbortSignalLike): ServicesProxy;
+  /**
+   * Starts a subscription. `onError` hears why it ended (refused, failed, or the
+   * connection dropped); after that no more payloads arrive.
+   */
+  subscribe<E extends EventName>(
+    event: E,
+    argument: EventArgument<E>,
+    listener: EventListener<E>,
+    onError?: (error: AppError) => void,
+  ): Disposable;
+  /** Fires once, when the port closes or the client is disposed. */
+  onDidClose(listener: () => void): Disposable;
+  readonly isClosed: boolean;
+}
+
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: AppError): void;
+}
+
+interface ActiveSubscription {
+  next(payload: unknown): void;
+  error(error: AppError): void;
+}
+
+function connectionLost(): AppError {
+  return new AppError({
+    code: 'connection-lost',
+    message: 'The connection to the Porthole core was lost.',
+    hint: 'Porthole reconnects by itself; try again in a moment.',
+  });
+}
+
+function cancelled(): AppError {
+  return new AppError({ code: 'cancelled', message: 'The request was cancelled.' });
+}
+
+/**
+ * The client half of the RPC: typed proxies of every contract method, and subscriptions.
+ * Calls still pending when the port closes reject with `connection-lost`; a call whose
+ * signal aborts rejects with `cancelled` at once and tells the server to stop.
+ */
+export function createClient(port: MessagePortLike): RpcClient {
+  const store = new DisposableStore();
+  const calls = new Map<number, PendingCall>();
+  const subscriptions = new Map<number, ActiveSubscription>();
+  const closeListeners = new Set<() => void>();
+  let nextId = 1;
+  let closed = false;
+
+  const post = (message: ClientMessage): void => {
+    if (!closed) port.postMessage(message);
+  };
+
+  const shutDown = (error: AppError): void => {
+    if (closed) return;
+    closed = true;
+    for (const call of calls.values()) call.reject(error);
+    calls.clear();
+    for (const subscription of subscriptions.values()) subscription.error(error);
+    subscriptions.clear();
+    for (const listener of [...closeListeners]) listener();
+    closeListeners.clear();
+  };
+
+  store.add(
+    port.onMessage((raw) => {
+      const message = parseServerMessage(raw);
+      if (message === undefined) return;
+      switch (message.type) {
+        case 'result':
+        case 'error': {
+          const call = calls.get(message.id);
+          if (call === undefined) return; // cancelled meanwhile
+          calls.delete(message.id);
+          if (message.type === 'result') call.resolve(message.value);
+          else call.reject(fromAppErrorData(message.error));
+          return;
+        }
+        case 'event':
+          subscriptions.get(message.id)?.next(message.payload);
+          return;
+        case 'listen-error': {
+          const subscription = subscriptions.get(message.id);
+          subscriptions.delete(message.id);
+          subscription?.error(fromAppErrorData(message.error));
+          return;
+        }
+      }
+    }),
+  );
+  store.add(port.onClose(() => shutDown(connectionLost())));
+
+  const call = (
+    service: string,
+    method: string,
+    args: readonly unknown[],
+    signal?: AbortSignalLike,
+  ): Promise<unknown> => {
+    if (closed) return Promise.reject(connectionLost());
+    if (signal?.aborted) return Promise.reject(cancelled());
+    const id = nextId++;
+    // Trailing undefined arguments are omitted: JSON would turn them into nulls.
+    const trimmed = [...args];
+    while (trimmed.length > 0 && trimmed[trimmed.length - 1] === undefined) trimmed.pop();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (!calls.delete(id)) return;
+        post({ type: 'cancel', id });
+        reject(cancelled());
+      };
+      const settle = (): void => signal?.removeEventListener('abort', onAbort);
+      calls.set(id, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      post({ type: 'call', id, service, method, args: trimmed });
+    });
+  };
+
+  const makeProxy = (signal?: AbortSignalLike): ServicesProxy => {
+    const proxy: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
+    for (const service of Object.keys(serviceMethods) as ServiceName[]) {
+      const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+      for (const method of Object.keys(serviceMethods[service])) {
+        methods[method] = (...args) => call(service, method, args, signal);
+      }
+      proxy[service] = Object.freeze(methods);
+    }
+    // Built from the registry, whose `satisfies` ties it to the Services interfaces.
+    return Object.freeze(proxy) as unknown as ServicesProxy;
+  };
+
+  return {
+    services: makeProxy(),
+    withSignal: (signal) => makeProxy(signal),
+    get isClosed() {
+      return closed;
+    },
+    subscribe(event, argument, listener, onError) {
+      if (closed) {
+        const error = connectionLost();
+        void Promise.resolve().then(() => onError?.(error));
+        return toDisposable(() => undefined);
+      }
+      const id = nextId++;
+      subscriptions.set(id, {
+        next: (payload) => listener(payload as EventPayload<typeof event>),
+        error: (error) => onError?.(error),
+      });
+      post({ type: 'listen', id, event, argument });
+      return toDisposable(() => {
+        if (subscriptions.delete(id)) post({ type: 'unlisten', id });
+      });
+    },
+    onDidClose(listener) {
+      if (closed) {
+        void Promise.resolve().then(listener);
+        return toDisposable(() => undefined);
+      }
+      closeListeners.add(listener);
+      return toDisposable(() => closeListeners.delete(listener));
+    },
+    dispose() {
+      if (closed) return;
+      // Tell the server to stop what it does for us before the port goes.
+      for (const id of calls.keys()) post({ type: 'cancel', id });
+      for (const id of subscriptions.keys()) post({ type: 'unlisten', id });
+      subscriptions.clear();
+      shutDown(cancelled());
+      store.dispose();
+      port.close();
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { CallContext, EventSink, EventSource, ServiceHandlers, Services } from '../contract';
+import { fakeEvents, fakeServices } from '../contract/testing';
+import { AppError } from '../errors';
+import type { NodeStatus, ResourceDelta } from '../model';
+import { createClient } from './client';
+import { createMessagePortPair, type MessagePortLike } from './port';
+import { serve } from './server';
+
+const status: NodeStatus = {
+  nodeId: 'n1',
+  name: 'lab',
+  kind: 'local',
+  endpoint: 'unix:///x.sock',
+  origin: 'saved',
+  state: 'disconnected',
+};
+
+const noEvents = fakeEvents();
+
+function setup(services: ServiceHandlers, events: EventSource = noEvents, clone?: 'json') {
+  const [clientPort, serverPort] = createMessagePortPair(clone ? { clone } : {});
+  const server = serve(serverPort, services, events);
+  const client = createClient(clientPort);
+  return { client, server, clientPort, serverPort };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('rpc calls', () => {
+  it('calls a service and returns its value', async () => {
+    const list = vi.fn(() => Promise.resolve([status]));
+    const { client } = setup(fakeServices({ nodes: { list } }));
+    await expect(client.services.nodes.list()).resolves.toEqual([status]);
+    expect(list).toHaveBeenCalledOnce();
+  });
+
+  it('passes arguments, optional ones as undefined, then the call context', async () => {
+    const pullImage = vi.fn(
+      (_node: string, _image: string, _auth?: unknown, _context?: CallContext) =>
+        Promise.resolve('sha256:1'),
+    );
+    const { client } = setup(fakeServices({ lifecycle: { pullImage } }), noEvents, 'json');
+    await expect(client.services.lifecycle.pullImage('n1', 'busybox')).resolves.toBe('sha256:1');
+    const args = pullImage.mock.calls[0];
+    expect(args?.slice(0, 3)).toEqual(['n1', 'busybox', undefined]);
+    expect((args?.[3] as CallContext).signal.aborted).toBe(false);
+  });
+
+  it('rejects with the AppError the service threw, code, message and hint intact', async () => {
+    const connect = () =>
+      Promise.reject(
+        new AppError({ code: 'permission-denied', message: 'No access.', hint: 'Use sudo.' }),
+      );
+    const { client } = setup(fakeServices({ nodes: { connect } }));
+    const error = await client.services.nodes.connect('n1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({
+      code: 'permission-denied',
+      message: 'No access.',
+      hint: 'Use sudo.',
+    });
+  });
+
+  it('turns a plain Error or a synchronous throw into an internal AppError', async () => {
+    const list = (): Promise<readonly NodeStatus[]> => {
+      throw new TypeError('boom');
+    };
+    const { client } = setup(fakeServices({ nodes: { list } }));
+    await expect(client.services.nodes.list()).rejects.toMatchObject({
+      code: 'internal',
+      message: 'boom',
+    });
+  });
+
+  it('refuses unknown services, unknown methods and too many arguments', async () => {
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, fakeServices({}), noEvents);
+    const replies: unknown[] = [];
+    clientPort.onMessage((m) => replies.push(m));
+    clientPort.postMessage({ type: 'call', id: 1, service: 'fs', method: 'read', args: [] });
+    clientPort.postMessage({ type: 'call', id: 2, service: 'nodes', method: 'toString', args: [] });
+    clientPort.postMessage({ type: 'call', id: 3, service: 'nodes', method: 'list', args: [1] });
+    clientPort.postMessage({ type: 'listen', id: 4, event: 'secrets', argument: null });
+    clientPort.postMessage({ type: 'nonsense' });
+    await tick();
+    expect(replies).toEqual([
+      {
+        type: 'error',
+        id: 1,
+        error: expect.objectContaining({ code: 'invalid-argument' }) as unknown,
+      },
+      {
+        type: 'error',
+        id: 2,
+        error: expect.objectContaining({ code: 'invalid-argument' }) as unknown,
+      },
+      {
+        type: 'error',
+        id: 3,
+        error: expect.objectContaining({ code: 'invalid-argument' }) as unknown,
+      },
+      {
+        type: 'listen-error',
+        id: 4,
+        error: expect.objectContaining({ code: 'invalid-argument' }) as unknown,
+      },
+    ]);
+  });
+
+  it('cancels: the caller rejects at once and the service sees its signal abort', async () => {
+    let seen: CallContext | undefined;
+    const pullImage = (_n: string, _i: string, _a?: unknown, context?: CallContext) =>
+      new Promise<string>((_resolve, reject) => {
+        seen = context;
+        context?.signal.addEventListener('abort', () =>
+          reject(new AppError({ code: 'cancelled', message: 'stopped' })),
+        );
+      });
+    const { client } = setup(fakeServices({ lifecycle: { pullImage } }));
+    const controller = new AbortController();
+    const pending = client.withSignal(controller.signal).lifecycle.pullImage('n1', 'big');
+    await tick();
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    await tick();
+    expect(seen?.signal.aborted).toBe(true);
+  });
+
+  it('rejects pending calls with connection-lost when the port closes, and aborts them', async () => {
+    let seen: CallContext | undefined;
+    const list = (context?: CallContext) => {
+      seen = context;
+      return new Promise<readonly NodeStatus[]>(() => undefined);
+    };
+    const { client, serverPort } = setup(fakeServices({ nodes: { list } }));
+    const pending = client.services.nodes.list();
+    await tick();
+    serverPort.close();
+    await expect(pending).rejects.toMatchObject({ code: 'connection-lost' });
+    expect(seen?.signal.aborted).toBe(true);
+    await expect(client.services.nodes.list()).rejects.toMatchObject({ code: 'connection-lost' });
+  });
+});
+
+describe('rpc subscriptions', () => {
+  function resourceSource() {
+    const sinks = new Map<string, EventSink<ResourceDelta>>();
+    const disposed: string[] = [];
+    const events: EventSource = {
+      nodes: (_argument, sink) => {
+        sink.next([status]);
+        return { dispose() {} };
+      },
+      resources: ({ nodeId }, sink) => {
+        if (nodeId === 'missing')
+          throw new AppError({ code: 'not-found', message: 'No such node.' });
+        sinks.set(nodeId, sink);
+        return { dispose: () => disposed.push(nodeId) };
+      },
+      prompts: () => ({ dispose() {} }),
+    };
+    return { events, sinks, disposed };
+  }
+
+  const delta = (nodeId: string): ResourceDelta => ({
+    nodeId,
+    reset: true,
+    pods: { upserted: [], removed: [] },
+    containers: { upserted: [], removed: [] },
+    images: { upserted: [], removed: [] },
+    updatedAt: 1,
+  });
+
+  it('delivers payloads until unsubscribed, then disposes the source', async () => {
+    const { events, sinks, disposed } = resourceSource();
+    const { client } = setup(fakeServices({}), events);
+    const payloads: ResourceDelta[] = [];
+    const subscription = client.subscribe('resources', { nodeId: 'a' }, (p) => payloads.push(p));
+    await tick();
+    sinks.get('a')?.next(delta('a'));
+    await tick();
+    expect(payloads).toEqual([delta('a')]);
+    subscription.dispose();
+    await tick();
+    expect(disposed).toEqual(['a']);
+    sinks.get('a')?.next(delta('a'));
+    await tick();
+    expect(payloads).toHaveLength(1);
+  });
+
+  it('passes an undefined argument over JSON', async () => {
+    const { events } = resourceSource();
+    const { client } = setup(fakeServices({}), events, 'json');
+    const received = await new Promise((resolve) => client.subscribe('nodes', undefined, resolve));
+    expect(received).toEqual([status]);
+  });
+
+  it('reports a refused subscription and a failed one through onError', async () => {
+    const { events, sinks } = resourceSource();
+    const { client } = setup(fakeServices({}), events);
+    const refused = await new Promise<AppError>((resolve) =>
+      client.subscribe('resources', { nodeId: 'missing' }, () => undefined, resolve),
+    );
+    expect(refused).toMatchObject({ code: 'not-found', message: 'No such node.' });
+
+    const failed = new Promise<AppError>((resolve) =>
+      client.subscribe('resources', { nodeId: 'b' }, () => undefined, resolve),
+    );
+    await tick();
+    sinks.get('b')?.error(new AppError({ code: 'unavailable', message: 'Runtime went away.' }));
+    await expect(failed).resolves.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('disposes every subscription when the port closes', async () => {
+    const { events, disposed } = resourceSource();
+    const { client, clientPort } = setup(fakeServices({}), events);
+    const errors: AppError[] = [];
+    client.subscribe(
+      'resources',
+      { nodeId: 'a' },
+      () => undefined,
+      (e) => errors.push(e),
+    );
+    client.subscribe(
+      'resources',
+      { nodeId: 'b' },
+      () => undefined,
+      (e) => errors.push(e),
+    );
+    await tick();
+    clientPort.close();
+    await tick();
+    expect(disposed.sort()).toEqual(['a', 'b']);
+    expect(errors.map((e) => e.code)).toEqual(['connection-lost', 'connection-lost']);
+  });
+
+  it('client.dispose unsubscribes, cancels and closes without reporting errors', async () => {
+    const { events, disposed } = resourceSource();
+    const list = () => new Promise<readonly NodeStatus[]>(() => undefined);
+    const { client } = setup(fakeServices({ nodes: { list } }), events);
+    const onError = vi.fn();
+    client.subscribe('resources', { nodeId: 'a' }, () => undefined, onError);
+    const pending = client.services.nodes.list();
+    await tick();
+    client.dispose();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    await tick();
+    expect(disposed).toEqual(['a']);
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
+
+describe('a plain Services object serves as well', () => {
+  it('type-checks and answers', async () => {
+    const services: Services = fakeServices({
+      nodes: { list: () => Promise.resolve([status]) },
+    });
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, services, noEvents);
+    const client = createClient(clientPort satisfies MessagePortLike);
+    await expect(client.services.nodes.list()).resolves.toHaveLength(1);
+  });
+});

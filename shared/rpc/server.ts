@@ -1,0 +1,201 @@
+import {
+  isEventName,
+  methodArity,
+  type EventSink,
+  type EventSource,
+  type ServiceHandlers,
+} from '../contract';
+import { AppError, toAppErrorData, type AppErrorData } from '../errors';
+import { DisposableStore, type Disposable } from '../lifecycle';
+import { createAbortController } from './abort';
+import type { MessagePortLike } from './port';
+import { parseClientMessage, type ServerMessage } from './protocol';
+
+export interface ServeOptions {
+  /** Hears what the dispatcher refused or could not send, e.g. for a log. */
+  readonly onProtocolError?: (error: AppError) => void;
+}
+
+function invalid(message: string, hint?: string): AppError {
+  return new AppError({ code: 'invalid-argument', message, ...(hint !== undefined && { hint }) });
+}
+
+type Handler = (...args: unknown[]) => unknown;
+
+/**
+ * The server half of the RPC: dispatches calls to `services` and subscriptions to
+ * `events`, refusing anything the contract's registry does not list. Each call gets an
+ * AbortSignal that a `cancel` message (or the port closing) aborts; each subscription is
+ * disposed on `unlisten` or when the port closes. Disposing stops serving the port
+ * (the port itself belongs to the caller).
+ */
+export function serve(
+  port: MessagePortLike,
+  services: ServiceHandlers,
+  events: EventSource,
+  options: ServeOptions = {},
+): Disposable {
+  const store = new DisposableStore();
+  const calls = new Map<number, { abort(): void }>();
+  const subscriptions = new Map<number, Disposable>();
+  let stopped = false;
+
+  const post = (message: ServerMessage): void => {
+    if (stopped) return;
+    try {
+      port.postMessage(message);
+    } catch (error) {
+      // A value that can't be cloned or encoded: answer with an error rather than nothing.
+      const failure = new AppError({
+        code: 'internal',
+        message: 'The core produced an answer that could not be sent.',
+        detail: error instanceof Error ? error.message : String(error),
+      });
+      options.onProtocolError?.(failure);
+      if (message.type === 'result' || message.type === 'event') {
+        const type = message.type === 'result' ? 'error' : 'listen-error';
+        port.postMessage({ type, id: message.id, error: toAppErrorData(failure) });
+      }
+    }
+  };
+
+  const refuse = (error: AppError): AppErrorData => {
+    options.onProtocolError?.(error);
+    return toAppErrorData(error);
+  };
+
+  const onCall = (id: number, service: string, method: string, args: readonly unknown[]): void => {
+    const arity = methodArity(service, method);
+    if (arity === undefined) {
+      post({ type: 'error', id, error: refuse(invalid(`Unknown method ${service}.${method}.`)) });
+      return;
+    }
+    if (args.length > arity) {
+      const error = invalid(`${service}.${method} takes ${arity} arguments, got ${args.length}.`);
+      post({ type: 'error', id, error: refuse(error) });
+      return;
+    }
+    if (calls.has(id)) {
+      post({ type: 'error', id, error: refuse(invalid(`Call ${id} is already running.`)) });
+      return;
+    }
+    const controller = createAbortController();
+    calls.set(id, controller);
+    // JSON transports turn undefined into null; the contract never uses null as a value,
+    // so top-level nulls are read back as undefined. Arguments are padded to the arity so
+    // the context always lands in the same place.
+    const padded = Array.from({ length: arity }, (_, index) => args[index] ?? undefined);
+    const handlers = services[service as keyof ServiceHandlers] as unknown as Record<
+      string,
+      Handler
+    >;
+    const handler = handlers[method];
+    const finish = (message: ServerMessage): void => {
+      // A cancelled call has been answered on the client already: send nothing.
+      if (calls.get(id) !== controller) return;
+      calls.delete(id);
+      if (controller.signal.aborted) return;
+      post(message);
+    };
+    new Promise<unknown>((resolve) => {
+      if (typeof handler !== 'function')
+        throw new AppError({
+          code: 'unimplemented',
+          message: `${service}.${method} is not available.`,
+        });
+      resolve(handler.call(handlers, ...padded, { signal: controller.signal }));
+    }).then(
+      (value) => finish({ type: 'result', id, value }),
+      (error: unknown) => finish({ type: 'error', id, error: toAppErrorData(error) }),
+    );
+  };
+
+  const onListen = (id: number, event: string, argument: unknown): void => {
+    if (!isEventName(event)) {
+      post({ type: 'listen-error', id, error: refuse(invalid(`Unknown event ${event}.`)) });
+      return;
+    }
+    if (subscriptions.has(id)) {
+      const error = refuse(invalid(`Subscription ${id} already exists.`));
+      post({ type: 'listen-error', id, error });
+      return;
+    }
+    // `ended` guards both directions: nothing is sent after unlisten, and a source that
+    // fails while starting is disposed as soon as start returns.
+    let ended = false;
+    let source: Disposable | undefined;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      subscriptions.delete(id);
+      source?.dispose();
+    };
+    subscriptions.set(id, { dispose: end });
+    const sink: EventSink<unknown> = {
+      next: (payload: unknown): void => {
+        if (!ended) post({ type: 'event', id, payload });
+      },
+      error: (error: AppError): void => {
+        if (ended) return;
+        end();
+        post({ type: 'listen-error', id, error: toAppErrorData(error) });
+      },
+    };
+    try {
+      const start = events[event] as (argument: unknown, sink: EventSink<unknown>) => Disposable;
+      const started = start(argument === null ? undefined : argument, sink);
+      if (ended) started.dispose();
+      else source = started;
+    } catch (error) {
+      sink.error(error instanceof AppError ? error : new AppError(toAppErrorData(error)));
+    }
+  };
+
+  const stopAll = (): void => {
+    for (const controller of calls.values()) controller.abort();
+    calls.clear();
+    const live = [...subscriptions.values()];
+    subscriptions.clear();
+    for (const subscription of live) subscription.dispose();
+  };
+
+  store.add(
+    port.onMessage((raw) => {
+      const message = parseClientMessage(raw);
+      if (message === undefined) {
+        options.onProtocolError?.(invalid('A malformed message was ignored.'));
+        return;
+      }
+      switch (message.type) {
+        case 'call':
+          onCall(message.id, message.service, message.method, message.args);
+          return;
+        case 'cancel': {
+          const controller = calls.get(message.id);
+          calls.delete(message.id);
+          controller?.abort();
+          return;
+        }
+        case 'listen':
+          onListen(message.id, message.event, message.argument);
+          return;
+        case 'unlisten': {
+          const subscription = subscriptions.get(message.id);
+          subscriptions.delete(message.id);
+          subscription?.dispose();
+          return;
+        }
+      }
+    }),
+  );
+  store.add(port.onClose(() => stopAll()));
+
+  return {
+    dispose() {
+      if (stopped) return;
+      stopAll();
+      stopped = true;
+      store.dispose();
+    },
+  };
+}
