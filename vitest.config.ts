@@ -28,6 +28,19 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // Porthole in headless Chromium (browser mode, in-process host) against the lab.
+          name: 'e2e',
+          include: ['test/e2e/**/*.e2e.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/integration/global-setup.ts'],
+          // The renderer build (when stale) runs in a hook; each step waits on a real runtime.
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

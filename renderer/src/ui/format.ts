@@ -24,3 +24,10 @@ export function formatBytes(bytes: number): string {
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
   return `${value.toFixed(digits)} ${byteUnits[unit]}`;
 }
+
+const integerFormat = new Intl.NumberFormat('en-US');
+
+/** "5,000": one shared formatter (creating one per call is slow in every engine). */
+export function formatCount(value: number): string {
+  return integerFormat.format(value);
+}

@@ -1,0 +1,196 @@
+// @vitest-environment happy-dom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFakeCore, type FakeCore } from '../../../test/e2e/fixtures/fake-core';
+import { confirmRemoveContainer } from '../features/resources/actions';
+import { deriveRows } from '../features/resources/use-rows';
+import { createInMemoryPorthole } from '../platform';
+import { App } from './App';
+import { ModelProvider } from './context';
+import { createAppModel, type AppModel } from './model';
+
+declare global {
+  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
+}
+globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+
+interface Rendered {
+  readonly model: AppModel;
+  readonly root: HTMLElement;
+  text(): string;
+}
+
+let cleanup: (() => void) | undefined;
+
+afterEach(() => {
+  cleanup?.();
+  cleanup = undefined;
+});
+
+async function renderApp(core: FakeCore, initialView = 'nodes'): Promise<Rendered> {
+  const model = createAppModel(createInMemoryPorthole(core.services, core.events), {
+    initialView,
+    schedule: (flush) => queueMicrotask(flush),
+  });
+  const element = document.createElement('div');
+  document.body.append(element);
+  let root: Root | undefined;
+  await act(async () => {
+    root = createRoot(element);
+    root.render(
+      <ModelProvider model={model}>
+        <App />
+      </ModelProvider>,
+    );
+    await Promise.resolve();
+  });
+  cleanup = () => {
+    act(() => root?.unmount());
+    model.dispose();
+    model.client.dispose();
+    element.remove();
+  };
+  return { model, root: element, text: () => element.textContent ?? '' };
+}
+
+/** Lets RPC messages and store updates flow, inside act(). */
+async function settle(check: () => void): Promise<void> {
+  await vi.waitFor(async () => {
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    check();
+  });
+}
+
+function key(target: EventTarget, keyName: string): void {
+  act(() => {
+    target.dispatchEvent(new KeyboardEvent('keydown', { key: keyName, bubbles: true }));
+  });
+}
+
+describe('the app', () => {
+  it('says how to get a node when none is connected', async () => {
+    const app = await renderApp(createFakeCore({ connected: false }), 'pods');
+    await settle(() => expect(app.text()).toContain('No node connected'));
+    expect(app.text()).toContain('npm run lab -- up');
+  });
+
+  it('counts the rows it shows and the rows a filter hides', async () => {
+    const app = await renderApp(
+      createFakeCore({ podsPerNode: 10, containersPerPod: 2 }),
+      'containers',
+    );
+    await settle(() => expect(app.text()).toContain('20 containers'));
+    await act(async () => {
+      app.model.resourceViews.getState().setFilter('containers', { state: 'exited' });
+      await Promise.resolve();
+    });
+    expect(app.text()).toMatch(/\d+ of 20 containers/);
+  });
+
+  it('names the resource in a confirmation and cancels it with Escape', async () => {
+    const core = createFakeCore({ podsPerNode: 2, containersPerPod: 1 });
+    const app = await renderApp(core, 'containers');
+    await settle(() => expect(app.model.resources.getState().loaded.size).toBe(1));
+    const [container] = deriveRows(
+      app.model.rows,
+      'containers',
+      app.model.resources.getState().index,
+    );
+    if (container === undefined) throw new Error('no container');
+    act(() => confirmRemoveContainer(app.model, container));
+    const dialog = app.root.querySelector('[role="dialog"]');
+    expect(dialog?.textContent).toContain(`Remove container ${container.name}?`);
+    expect(dialog?.textContent).toContain(
+      `crictl --runtime-endpoint unix:///run/fake-1/containerd.sock rm ${container.id}`,
+    );
+    key(dialog as Element, 'Escape');
+    expect(app.root.querySelector('[role="dialog"]')).toBeNull();
+    expect(core.calls).not.toContain('lifecycle.removeContainer');
+
+    act(() => confirmRemoveContainer(app.model, container));
+    const form = app.root.querySelector('[role="dialog"] form');
+    // What Enter does in a browser (checked for real in the e2e suite): submit the form.
+    act(() => {
+      form?.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    await settle(() => expect(core.calls).toContain('lifecycle.removeContainer'));
+    await settle(() => expect(app.text()).toContain(`Removed ${container.name}`));
+  });
+
+  it('shows an action failure with its message and hint', async () => {
+    const core = createFakeCore({ podsPerNode: 1, containersPerPod: 1 });
+    const app = await renderApp(core, 'containers');
+    await settle(() => expect(app.model.resources.getState().loaded.size).toBe(1));
+    const { AppError } = await import('../../../shared/errors');
+    core.failNext(
+      'lifecycle.removeContainer',
+      new AppError({
+        code: 'failed-precondition',
+        message: 'The container is running.',
+        hint: 'Stop it first.',
+      }),
+    );
+    const [container] = deriveRows(
+      app.model.rows,
+      'containers',
+      app.model.resources.getState().index,
+    );
+    if (container === undefined) throw new Error('no container');
+    act(() => confirmRemoveContainer(app.model, container));
+    act(() => {
+      app.root
+        .querySelector('[role="dialog"] form')
+        ?.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    await settle(() => expect(app.text()).toContain(`Could not remove ${container.name}`));
+    const alert = app.root.querySelector('.toasts [role="alert"]');
+    expect(alert?.textContent).toContain('The container is running.');
+    expect(alert?.textContent).toContain('Stop it first.');
+  });
+
+  it('validates the node form before saving', async () => {
+    const core = createFakeCore({ connected: false });
+    const app = await renderApp(core, 'nodes');
+    await settle(() => expect(app.text()).toContain('Add node'));
+    const add = [...app.root.querySelectorAll('button')].find((b) =>
+      b.textContent?.includes('Add node'),
+    );
+    act(() => add?.click());
+    const form = app.root.querySelector('[role="dialog"] form');
+    act(() => {
+      form?.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    });
+    const dialogText = app.root.querySelector('[role="dialog"]')?.textContent ?? '';
+    expect(dialogText).toContain('Give the node a name.');
+    expect(dialogText).toContain('Enter the runtime socket');
+    expect(core.calls).not.toContain('nodes.saveProfile');
+  });
+
+  it('opens the command palette with Ctrl+K and filters commands', async () => {
+    const app = await renderApp(createFakeCore(), 'nodes');
+    await settle(() => expect(app.model.nodes.getState().loaded).toBe(true));
+    act(() => {
+      window.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'k', ctrlKey: true, bubbles: true }),
+      );
+    });
+    const input = app.root.querySelector<HTMLInputElement>(
+      '[role="combobox"][aria-label="Command"]',
+    );
+    expect(input).not.toBeNull();
+    const options = (): string[] =>
+      [...app.root.querySelectorAll('[role="option"]')].map((option) => option.textContent ?? '');
+    expect(options().some((text) => text.includes('Go to Containers'))).toBe(true);
+    act(() => {
+      // React only sees a change made through the native setter.
+      Reflect.set(HTMLInputElement.prototype, 'value', 'pull', input);
+      input?.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    expect(options()[0]).toContain('Pull an image');
+    key(input as Element, 'Escape');
+    expect(app.root.querySelector('[role="combobox"][aria-label="Command"]')).toBeNull();
+  });
+});

@@ -1,0 +1,74 @@
+import { useState, type ReactNode } from 'react';
+import { Dialog } from '../ui/Dialog';
+import { CopyButton } from './CopyButton';
+
+/**
+ * "Stop web-1?" — names the resource, shows the equivalent crictl command, and confirms
+ * with Enter (the confirm button has focus) or cancels with Esc.
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  command,
+  extra,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  /** The crictl equivalent, shown and copyable; may depend on `extra` fields. */
+  command?: string;
+  /** Additional inputs, e.g. a grace period. */
+  extra?: ReactNode;
+  /** Runs the action; the dialog closes when it settles (its outcome goes to a toast). */
+  onConfirm: () => Promise<unknown>;
+  onClose: () => void;
+}) {
+  const [running, setRunning] = useState(false);
+  const confirm = (): void => {
+    if (running) return;
+    setRunning(true);
+    // The dialog closes at once: the toast reports the outcome, and the table shows the
+    // resource change state as the runtime reports it.
+    onClose();
+    void onConfirm();
+  };
+  return (
+    <Dialog
+      title={title}
+      onClose={onClose}
+      onSubmit={confirm}
+      footer={
+        <>
+          <span className="footer-note">
+            <kbd>Enter</kbd> {confirmLabel.toLowerCase()} · <kbd>Esc</kbd> cancel
+          </span>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className={danger ? 'btn btn-danger' : 'btn btn-primary'}
+            data-autofocus
+            disabled={running}
+          >
+            {confirmLabel}
+          </button>
+        </>
+      }
+    >
+      <div>{children}</div>
+      {extra}
+      {command !== undefined && (
+        <div className="command-preview">
+          <code>{command}</code>
+          <CopyButton text={command} what="the crictl command" compact />
+        </div>
+      )}
+    </Dialog>
+  );
+}

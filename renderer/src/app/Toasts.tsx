@@ -1,0 +1,41 @@
+import { useStore } from 'zustand';
+import { ErrorDetail } from '../ui/ErrorBanner';
+import { Icon } from '../ui/icons';
+import { useModel } from './context';
+
+/** Outcomes of actions; errors stay until dismissed, with message, hint and detail. */
+export function Toasts() {
+  const model = useModel();
+  const toasts = useStore(model.toasts, (state) => state.toasts);
+  const dismiss = useStore(model.toasts, (state) => state.dismiss);
+  return (
+    <section className="toasts" aria-label="Notifications" aria-live="polite">
+      {toasts.map((toast) => (
+        <div
+          key={toast.id}
+          className={`toast ${toast.tone}`}
+          role={toast.tone === 'error' ? 'alert' : 'status'}
+        >
+          <Icon
+            name={toast.tone === 'error' ? 'alert' : toast.tone === 'success' ? 'check' : 'info'}
+          />
+          <div className="toast-body">
+            <div className="toast-title">{toast.title}</div>
+            {toast.error !== undefined && <div>{toast.error.message}</div>}
+            {toast.error?.hint !== undefined && <div className="muted">{toast.error.hint}</div>}
+            {toast.body !== undefined && <div className="muted">{toast.body}</div>}
+            <ErrorDetail detail={toast.error?.detail} />
+          </div>
+          <button
+            type="button"
+            className="btn btn-small btn-ghost btn-icon"
+            aria-label="Dismiss"
+            onClick={() => dismiss(toast.id)}
+          >
+            <Icon name="close" size={14} />
+          </button>
+        </div>
+      ))}
+    </section>
+  );
+}

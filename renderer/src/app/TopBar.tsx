@@ -1,0 +1,59 @@
+import { useModel, useNodes } from './context';
+import { Icon } from '../ui/icons';
+import { modKeyLabel } from './keyboard';
+
+/** The node selector: every connected node, or one node (connected or not). */
+function NodeScopeSelect() {
+  const model = useModel();
+  const nodes = useNodes((state) => state.nodes);
+  const scope = useNodes((state) => state.scope);
+  const connected = nodes.filter((node) => node.state === 'connected');
+  const value = scope.kind === 'all' ? '' : scope.nodeId;
+  return (
+    <div className="node-scope">
+      <label htmlFor="node-scope">Node</label>
+      <select
+        id="node-scope"
+        className="select"
+        value={value}
+        onChange={(event) =>
+          model.nodes
+            .getState()
+            .setScope(
+              event.target.value === ''
+                ? { kind: 'all' }
+                : { kind: 'node', nodeId: event.target.value },
+            )
+        }
+      >
+        <option value="">All connected nodes ({connected.length})</option>
+        {nodes.map((node) => (
+          <option key={node.nodeId} value={node.nodeId}>
+            {node.name}
+            {node.state === 'connected' ? '' : ` (${node.state})`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function TopBar({ title }: { title: string }) {
+  const model = useModel();
+  return (
+    <header className="topbar">
+      <h1 className="topbar-title">{title}</h1>
+      <span className="topbar-spacer" />
+      <NodeScopeSelect />
+      <button
+        type="button"
+        className="btn btn-ghost"
+        title={`Command palette (${modKeyLabel('K')})`}
+        onClick={() => model.ui.getState().setPaletteOpen(true)}
+      >
+        <Icon name="command" size={14} />
+        <kbd>{modKeyLabel('K')}</kbd>
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,122 @@
+import type { StoreApi } from 'zustand/vanilla';
+import { toAppErrorData } from '../../../shared/errors';
+import type { Disposable, PortholeClient } from '../platform';
+import { createNodesStore, type NodesStore } from '../features/nodes/nodes-store';
+import {
+  createResourcesStore,
+  type FrameScheduler,
+  type ResourcesStore,
+} from '../features/resources/resources-store';
+import { RowCache } from '../features/resources/rows';
+import { createResourceViewStore, type ResourceViewStore } from '../features/resources/view-store';
+import { createToastStore, type ToastState } from '../ui/toasts';
+import { createUiStore, type UiStore } from './ui-store';
+
+/** Everything the UI holds for one connection to the core; created once per window. */
+export interface AppModel extends Disposable {
+  readonly client: PortholeClient;
+  readonly nodes: NodesStore;
+  readonly resources: ResourcesStore;
+  readonly resourceViews: ResourceViewStore;
+  readonly ui: UiStore;
+  readonly toasts: StoreApi<ToastState>;
+  readonly rows: RowCache;
+}
+
+export interface AppModelOptions {
+  readonly initialView?: string;
+  readonly schedule?: FrameScheduler;
+}
+
+export function createAppModel(client: PortholeClient, options: AppModelOptions = {}): AppModel {
+  const nodes = createNodesStore(client);
+  const resources = createResourcesStore(client, nodes, options.schedule);
+  const resourceViews = createResourceViewStore();
+  const rows = new RowCache();
+  const stopWarming = warmRowsWhenIdle(resources, resourceViews, rows);
+  return {
+    client,
+    nodes,
+    resources,
+    resourceViews,
+    ui: createUiStore(options.initialView ?? 'nodes'),
+    toasts: createToastStore(),
+    rows,
+    dispose() {
+      stopWarming();
+      resources.dispose();
+      nodes.dispose();
+    },
+  };
+}
+
+/**
+ * Builds and sorts every table's rows while the app is idle after data arrives, so that
+ * opening a view with thousands of rows only has to render what is visible.
+ */
+function warmRowsWhenIdle(
+  resources: ResourcesStore,
+  views: ResourceViewStore,
+  rows: RowCache,
+): () => void {
+  const idle =
+    typeof requestIdleCallback === 'function'
+      ? (run: () => void) => {
+          const handle = requestIdleCallback(run, { timeout: 2000 });
+          return () => cancelIdleCallback(handle);
+        }
+      : (run: () => void) => {
+          const handle = setTimeout(run, 50);
+          return () => clearTimeout(handle);
+        };
+  let cancel: (() => void) | undefined;
+  const unsubscribe = resources.subscribe(() => {
+    cancel?.();
+    cancel = idle(() => {
+      cancel = undefined;
+      const { index } = resources.getState();
+      const { byKind } = views.getState();
+      rows.sorted('pods', rows.podRows(index), byKind.pods.sort);
+      rows.sorted('containers', rows.containerRows(index), byKind.containers.sort);
+      rows.sorted('images', rows.imageRows(index), byKind.images.sort);
+    });
+  });
+  return () => {
+    cancel?.();
+    unsubscribe();
+  };
+}
+
+export interface ActionOptions<T> {
+  /** Toast title on success; none when the UI already shows the outcome. */
+  readonly success?: string | ((result: T) => string);
+  /** Toast title on failure, e.g. "Could not stop web-1". */
+  readonly failure: string;
+}
+
+/**
+ * Runs a user action and reports how it went: nothing a user asked for fails silently.
+ * Resolves to the result, or undefined when it failed (the toast has said why).
+ */
+export async function runAction<T>(
+  model: AppModel,
+  action: () => Promise<T>,
+  options: ActionOptions<T>,
+): Promise<T | undefined> {
+  try {
+    const result = await action();
+    if (options.success !== undefined) {
+      const title =
+        typeof options.success === 'function' ? options.success(result) : options.success;
+      model.toasts.getState().show({ tone: 'success', title });
+    }
+    return result;
+  } catch (error) {
+    model.toasts.getState().show({
+      tone: 'error',
+      title: options.failure,
+      error: toAppErrorData(error),
+    });
+    return undefined;
+  }
+}

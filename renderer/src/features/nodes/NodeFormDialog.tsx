@@ -1,0 +1,160 @@
+import { useState, type ReactElement } from 'react';
+import type { NodeStatus } from '../../../../shared/model';
+import { useModel, useNodes } from '../../app/context';
+import { runAction } from '../../app/model';
+import { Dialog } from '../../ui/Dialog';
+import { withPending } from './nodes-store';
+import {
+  draftFromStatus,
+  emptyDraft,
+  maxTimeoutSeconds,
+  validateProfile,
+  type ProfileDraft,
+  type ProfileField,
+} from './profile-form';
+
+/**
+ * Add or edit a local node profile. Problems show under their field once the user has
+ * left it (or tried to save), not while they are still typing the first characters.
+ */
+export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: () => void }) {
+  const model = useModel();
+  const nodes = useNodes((state) => state.nodes);
+  const [draft, setDraft] = useState<ProfileDraft>(() =>
+    node === undefined ? emptyDraft : draftFromStatus(node, node.profile),
+  );
+  const [touched, setTouched] = useState<ReadonlySet<ProfileField>>(new Set());
+  const [saving, setSaving] = useState(false);
+  const validation = validateProfile(draft, nodes);
+  const errors = validation.ok ? {} : validation.errors;
+  const editing = node?.origin === 'saved';
+
+  const errorFor = (field: ProfileField): string | undefined =>
+    touched.has(field) ? errors[field] : undefined;
+  const touch = (field: ProfileField): void => setTouched(new Set(touched).add(field));
+  const update = (patch: Partial<ProfileDraft>): void => setDraft({ ...draft, ...patch });
+
+  const save = async (connect: boolean): Promise<void> => {
+    setTouched(new Set<ProfileField>(['name', 'endpoint', 'timeoutSeconds']));
+    if (!validation.ok || saving) return;
+    setSaving(true);
+    const saved = await runAction(
+      model,
+      () => model.client.services.nodes.saveProfile(validation.input),
+      {
+        success: (profile) => `Saved ${profile.name}`,
+        failure: `Could not save ${validation.input.name}`,
+      },
+    );
+    setSaving(false);
+    if (saved === undefined) return;
+    onClose();
+    if (connect) {
+      await withPending(model.nodes, saved.id, 'connecting', () =>
+        runAction(model, () => model.client.services.nodes.connect(saved.id), {
+          failure: `Could not connect to ${saved.name}`,
+        }),
+      );
+    }
+  };
+
+  const field = (
+    id: ProfileField,
+    label: string,
+    input: ReactElement,
+    help?: string,
+  ): ReactElement => {
+    const error = errorFor(id);
+    return (
+      <div className="field">
+        <label htmlFor={`node-${id}`}>{label}</label>
+        {input}
+        {error !== undefined ? (
+          <div className="field-error" id={`node-${id}-error`} role="alert">
+            {error}
+          </div>
+        ) : (
+          help !== undefined && <div className="field-help">{help}</div>
+        )}
+      </div>
+    );
+  };
+
+  const inputProps = (id: ProfileField) => ({
+    id: `node-${id}`,
+    className: 'input',
+    'aria-invalid': errorFor(id) !== undefined,
+    'aria-describedby': errorFor(id) !== undefined ? `node-${id}-error` : undefined,
+    onBlur: () => touch(id),
+  });
+
+  return (
+    <Dialog
+      title={
+        editing ? `Edit ${node.name}` : node !== undefined ? `Save ${node.name}` : 'Add a node'
+      }
+      onClose={onClose}
+      onSubmit={() => void save(false)}
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="btn" disabled={saving} onClick={() => void save(true)}>
+            Save and connect
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={saving}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
+        </>
+      }
+    >
+      <div className="form-grid">
+        {field(
+          'name',
+          'Name',
+          <input
+            {...inputProps('name')}
+            data-autofocus
+            value={draft.name}
+            placeholder="worker-1 containerd"
+            onChange={(event) => update({ name: event.target.value })}
+          />,
+        )}
+        {field(
+          'endpoint',
+          'Runtime endpoint',
+          <input
+            {...inputProps('endpoint')}
+            className="input mono"
+            value={draft.endpoint}
+            placeholder="unix:///run/containerd/containerd.sock"
+            spellCheck={false}
+            onChange={(event) => update({ endpoint: event.target.value })}
+          />,
+          'The CRI socket, as crictl --runtime-endpoint takes it. A bare path works too.',
+        )}
+        {field(
+          'timeoutSeconds',
+          'Call timeout (seconds)',
+          <input
+            {...inputProps('timeoutSeconds')}
+            inputMode="decimal"
+            value={draft.timeoutSeconds}
+            placeholder="default"
+            onChange={(event) => update({ timeoutSeconds: event.target.value })}
+          />,
+          `How long one CRI call may take before Porthole gives up (1–${maxTimeoutSeconds}).`,
+        )}
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={draft.autoConnect}
+            onChange={(event) => update({ autoConnect: event.target.checked })}
+          />
+          Connect when Porthole starts
+        </label>
+      </div>
+    </Dialog>
+  );
+}

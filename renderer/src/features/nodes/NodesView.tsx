@@ -1,0 +1,153 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { DiscoveryReport } from '../../../../shared/contract';
+import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
+import type { DiscoveredEndpoint } from '../../../../shared/model';
+import { useModel, useNodes } from '../../app/context';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
+import { Icon } from '../../ui/icons';
+import { openNodeForm } from './actions';
+import { NodeCard } from './NodeCard';
+
+/** Sockets discovery found but could not use: worth showing, with the reason and the fix. */
+function unusable(report: DiscoveryReport, known: ReadonlySet<string>): DiscoveredEndpoint[] {
+  return report.endpoints.filter(
+    (endpoint) =>
+      endpoint.probe.state !== 'ready' &&
+      endpoint.probe.state !== 'absent' &&
+      !known.has(endpoint.endpoint),
+  );
+}
+
+function DiscoveryFindings({ endpoints }: { endpoints: readonly DiscoveredEndpoint[] }) {
+  if (endpoints.length === 0) return null;
+  return (
+    <>
+      <h3 className="subheading">Found on this machine, but not usable</h3>
+      <ul className="discovery-list list-plain">
+        {endpoints.map((endpoint) => (
+          <li key={endpoint.endpoint} className="discovery-item">
+            <Badge tone={endpoint.probe.state === 'refused' ? 'warn' : 'danger'}>
+              {endpoint.probe.state}
+            </Badge>
+            <div className="banner-body">
+              <code>{endpoint.endpoint}</code> <span className="faint">({endpoint.origin})</span>
+              {endpoint.probe.state !== 'ready' && (
+                <>
+                  <div>{endpoint.probe.message}</div>
+                  {endpoint.probe.hint !== undefined && (
+                    <div className="muted">{endpoint.probe.hint}</div>
+                  )}
+                </>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function NodesView() {
+  const model = useModel();
+  const nodes = useNodes((state) => state.nodes);
+  const loaded = useNodes((state) => state.loaded);
+  const error = useNodes((state) => state.error);
+  const [report, setReport] = useState<DiscoveryReport | undefined>();
+  const [discoveryError, setDiscoveryError] = useState<AppErrorData | undefined>();
+  const [discovering, setDiscovering] = useState(false);
+
+  const discover = useCallback(async () => {
+    setDiscovering(true);
+    try {
+      setReport(await model.client.services.nodes.discover());
+      setDiscoveryError(undefined);
+    } catch (failure) {
+      setDiscoveryError(toAppErrorData(failure));
+    } finally {
+      setDiscovering(false);
+    }
+  }, [model]);
+
+  useEffect(() => {
+    void discover();
+  }, [discover]);
+
+  const connected = nodes.filter((node) => node.state === 'connected').length;
+  const known = new Set(nodes.map((node) => node.endpoint));
+  const findings = report === undefined ? [] : unusable(report, known);
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <button type="button" className="btn btn-primary" onClick={() => openNodeForm(model)}>
+          <Icon name="plus" size={14} />
+          Add node
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={discovering}
+          onClick={() => void discover()}
+          title="Probe this machine's runtime sockets again, in crictl's order"
+        >
+          <Icon name="refresh" size={14} />
+          {discovering ? 'Discovering…' : 'Discover'}
+        </button>
+        <span className="toolbar-spacer" />
+        <span className="toolbar-status">
+          {connected} of {nodes.length} {nodes.length === 1 ? 'node' : 'nodes'} connected
+        </span>
+      </div>
+      {error !== undefined && <ErrorBanner error={error} title="The node list stopped updating" />}
+      {discoveryError !== undefined && (
+        <ErrorBanner error={discoveryError} title="Discovery failed" tone="warn" />
+      )}
+      {report !== undefined && report.warnings.length > 0 && (
+        <InfoBanner tone="warn">
+          {report.warnings.map((warning) => (
+            <div key={warning}>{warning}</div>
+          ))}
+        </InfoBanner>
+      )}
+      {!loaded ? (
+        <div className="empty-state" role="status">
+          <span className="spinner" />
+          Loading nodes…
+        </div>
+      ) : nodes.length === 0 ? (
+        <>
+          <EmptyState
+            icon="nodes"
+            title="No runtime found"
+            actions={
+              <button type="button" className="btn btn-primary" onClick={() => openNodeForm(model)}>
+                <Icon name="plus" size={14} />
+                Add node
+              </button>
+            }
+          >
+            Porthole found no CRI socket on this machine. Add a node with its runtime socket, or
+            start the lab's containerd runtimes with <code>npm run lab -- up</code> and press
+            Discover.
+          </EmptyState>
+          {findings.length > 0 && (
+            <div className="nodes-body">
+              <DiscoveryFindings endpoints={findings} />
+            </div>
+          )}
+        </>
+      ) : (
+        <div className="nodes-body">
+          <div className="node-list">
+            {nodes.map((node) => (
+              <NodeCard key={node.nodeId} node={node} />
+            ))}
+          </div>
+          <DiscoveryFindings endpoints={findings} />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { AppErrorData } from '../../../../shared/errors';
+import { toAppErrorData } from '../../../../shared/errors';
+import type { NodeStatus } from '../../../../shared/model';
+import type { Disposable, PortholeClient } from '../../platform';
+
+/** What the top bar's node selector picks: every connected node, or one. */
+export type NodeScope =
+  { readonly kind: 'all' } | { readonly kind: 'node'; readonly nodeId: string };
+
+export type NodeOperation = 'connecting' | 'disconnecting' | 'removing' | 'saving';
+
+export interface NodesState {
+  readonly nodes: readonly NodeStatus[];
+  /** False until the first `nodes` event: "loading", not "no nodes". */
+  readonly loaded: boolean;
+  /** Why the node list could not be read or stopped updating. */
+  readonly error?: AppErrorData;
+  readonly scope: NodeScope;
+  /** Operations in flight, so buttons can show progress and refuse double clicks. */
+  readonly pending: Readonly<Record<string, NodeOperation>>;
+  readonly setScope: (scope: NodeScope) => void;
+  /**
+   * Folds in a status an action returned (connect): the UI shows the outcome at once
+   * even if the `nodes` event that reports it comes later. The next event wins.
+   */
+  readonly mergeStatus: (status: NodeStatus) => void;
+}
+
+export type NodesStore = StoreApi<NodesState> & Disposable;
+
+export function createNodesStore(client: PortholeClient): NodesStore {
+  const store = createStore<NodesState>()((set) => ({
+    nodes: [],
+    loaded: false,
+    scope: { kind: 'all' },
+    pending: {},
+    setScope: (scope) => set({ scope }),
+    mergeStatus: (status) =>
+      set((state) => ({
+        nodes: state.nodes.map((node) => (node.nodeId === status.nodeId ? status : node)),
+      })),
+  }));
+  const subscription = client.subscribe(
+    'nodes',
+    undefined,
+    (nodes) => store.setState({ nodes, loaded: true, error: undefined }),
+    (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
+  );
+  return { ...store, dispose: () => subscription.dispose() };
+}
+
+export function connectedNodes(nodes: readonly NodeStatus[]): NodeStatus[] {
+  return nodes.filter((node) => node.state === 'connected');
+}
+
+/** The node ids the resource tables show for a scope. */
+export function nodesInScope(nodes: readonly NodeStatus[], scope: NodeScope): string[] {
+  const connected = connectedNodes(nodes).map((node) => node.nodeId);
+  return scope.kind === 'all' ? connected : connected.filter((id) => id === scope.nodeId);
+}
+
+/** Runs a node operation with its pending flag set, whatever the outcome. */
+export async function withPending<T>(
+  store: NodesStore,
+  nodeId: string,
+  operation: NodeOperation,
+  run: () => Promise<T>,
+): Promise<T> {
+  store.setState((state) => ({ pending: { ...state.pending, [nodeId]: operation } }));
+  try {
+    return await run();
+  } finally {
+    store.setState((state) => {
+      const { [nodeId]: _done, ...rest } = state.pending;
+      return { pending: rest };
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import { matchesSelector, parseLabelSelector } from './label-selector';
+import type { AnyRow, ContainerRow, ImageRow, PodRow, ResourceKind, RowsByKind } from './model';
+
+/** What the user narrowed a table to. Empty strings mean "no constraint". */
+export interface ResourceFilter {
+  /** Free text: every whitespace-separated word must appear (case-insensitive). */
+  readonly text: string;
+  /** A Kubernetes label selector, e.g. `app=web,tier!=db`. */
+  readonly labels: string;
+  readonly namespace: string;
+  readonly state: string;
+  /** Containers only: the pod they belong to (a resource key). */
+  readonly podKey?: string;
+}
+
+export const emptyFilter: ResourceFilter = { text: '', labels: '', namespace: '', state: '' };
+
+export function isFiltered(filter: ResourceFilter): boolean {
+  return (
+    filter.text.trim() !== '' ||
+    filter.labels.trim() !== '' ||
+    filter.namespace !== '' ||
+    filter.state !== '' ||
+    filter.podKey !== undefined
+  );
+}
+
+export type CompiledFilter<K extends ResourceKind> =
+  | { readonly ok: true; readonly test: (row: RowsByKind[K]) => boolean }
+  | { readonly ok: false; readonly error: string };
+
+function stateOf(kind: ResourceKind, row: AnyRow): string[] {
+  switch (kind) {
+    case 'pods':
+      return [(row as PodRow).state];
+    case 'containers':
+      return [(row as ContainerRow).state];
+    case 'images': {
+      const image = row as ImageRow;
+      const states = [image.usedBy > 0 ? 'in use' : 'unused'];
+      if (image.pinned) states.push('pinned');
+      return states;
+    }
+  }
+}
+
+function namespaceOf(row: AnyRow): string | undefined {
+  return 'namespace' in row ? row.namespace : undefined;
+}
+
+function labelsOf(row: AnyRow): Readonly<Record<string, string>> {
+  return 'labels' in row ? row.labels : {};
+}
+
+/**
+ * Turns a filter into one predicate, parsed once per change rather than once per row:
+ * with 5,000 rows a keystroke must cost well under a frame.
+ */
+export function compileFilter<K extends ResourceKind>(
+  kind: K,
+  filter: ResourceFilter,
+  nodeId?: string,
+): CompiledFilter<K> {
+  const selector = parseLabelSelector(filter.labels);
+  if (!selector.ok) return { ok: false, error: selector.error };
+  const words = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
+  const { requirements } = selector;
+  const { namespace, state, podKey } = filter;
+  const test = (row: RowsByKind[K]): boolean => {
+    if (nodeId !== undefined && row.nodeId !== nodeId) return false;
+    if (podKey !== undefined && kind === 'containers' && (row as ContainerRow).podKey !== podKey) {
+      return false;
+    }
+    if (namespace !== '' && kind !== 'images' && namespaceOf(row) !== namespace) return false;
+    if (state !== '' && !stateOf(kind, row).includes(state)) return false;
+    if (requirements.length > 0 && !matchesSelector(labelsOf(row), requirements)) return false;
+    for (const word of words) if (!row.search.includes(word)) return false;
+    return true;
+  };
+  return { ok: true, test };
+}
+
+export function filterRows<K extends ResourceKind>(
+  kind: K,
+  rows: readonly RowsByKind[K][],
+  filter: ResourceFilter,
+  nodeId?: string,
+): { rows: readonly RowsByKind[K][]; error?: string } {
+  // Nothing to filter on: the rows as they are (clearing the filter costs nothing).
+  if (!isFiltered(filter) && nodeId === undefined) return { rows };
+  const compiled = compileFilter(kind, filter, nodeId);
+  // An unfinished selector shouldn't blank the table while the user types it.
+  if (!compiled.ok) {
+    const withoutLabels = compileFilter(kind, { ...filter, labels: '' }, nodeId);
+    return {
+      rows: withoutLabels.ok ? rows.filter(withoutLabels.test) : rows,
+      error: compiled.error,
+    };
+  }
+  return { rows: rows.filter(compiled.test) };
+}
+
+/** The namespaces present, sorted, for the namespace menu. */
+export function namespacesOf(rows: readonly AnyRow[]): string[] {
+  const names = new Set<string>();
+  for (const row of rows) {
+    const namespace = namespaceOf(row);
+    if (namespace !== undefined && namespace !== '') names.add(namespace);
+  }
+  return [...names].sort((a, b) => a.localeCompare(b));
+}

@@ -1,0 +1,2 @@
+export { podsView, containersView, imagesView } from './views';
+export { resourceCommands } from './commands';

@@ -1,0 +1,341 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useId,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+  type Ref,
+} from 'react';
+
+export interface Column<Row> {
+  readonly id: string;
+  readonly header: string;
+  /** Minimum width in pixels (the whole width for a fixed column). */
+  readonly width: number;
+  /** Share of the spare width (a CSS `fr`); fixed width when absent. */
+  readonly grow?: number;
+  /**
+   * Which columns give way when the table is too narrow (a detail pane is open, a small
+   * window): lower numbers go first. Columns without a priority always stay.
+   */
+  readonly priority?: number;
+  readonly sortable?: boolean;
+  readonly align?: 'end';
+  readonly render: (row: Row) => ReactNode;
+}
+
+/**
+ * The columns that fit in `width` pixels: the lowest-priority columns are dropped until
+ * the minimum widths fit. Pure, so it is tested without a DOM.
+ */
+export function fittingColumns<C extends { readonly width: number; readonly priority?: number }>(
+  columns: readonly C[],
+  width: number,
+): readonly C[] {
+  let visible = [...columns];
+  const total = (list: readonly C[]): number => list.reduce((sum, column) => sum + column.width, 0);
+  const droppable = columns
+    .filter((column) => column.priority !== undefined)
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0));
+  for (const column of droppable) {
+    if (total(visible) <= width) break;
+    visible = visible.filter((candidate) => candidate !== column);
+  }
+  return visible.length === columns.length ? columns : visible;
+}
+
+export function gridTemplate(
+  columns: readonly { readonly width: number; readonly grow?: number }[],
+): string {
+  return columns
+    .map((column) =>
+      column.grow === undefined
+        ? `${column.width}px`
+        : `minmax(${column.width}px, ${column.grow}fr)`,
+    )
+    .join(' ');
+}
+
+export interface TableSort {
+  readonly column: string;
+  readonly direction: 'asc' | 'desc';
+}
+
+export interface VirtualTableHandle {
+  focus(): void;
+}
+
+/** Row height in pixels; matches --row-height in the stylesheet. */
+export const rowHeight = 28;
+
+interface RowProps<Row> {
+  row: Row;
+  rowId: string;
+  index: number;
+  start: number;
+  selected: boolean;
+  columns: readonly Column<Row>[];
+  template: string;
+  onSelect: (key: string) => void;
+  onActivate: (key: string) => void;
+}
+
+function TableRowImpl<Row extends { readonly key: string }>({
+  row,
+  rowId,
+  index,
+  start,
+  selected,
+  columns,
+  template,
+  onSelect,
+  onActivate,
+}: RowProps<Row>) {
+  return (
+    <div
+      id={rowId}
+      className="table-row"
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-key={row.key}
+      style={{ transform: `translateY(${start}px)`, gridTemplateColumns: template }}
+      onMouseDown={() => onSelect(row.key)}
+      onDoubleClick={() => onActivate(row.key)}
+    >
+      {columns.map((column) => (
+        <div
+          key={column.id}
+          role="gridcell"
+          className={column.align === 'end' ? 'table-cell end' : 'table-cell'}
+        >
+          {column.render(row)}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+// Rows whose data, position and selection are unchanged skip rendering: a live update
+// that touches one container re-renders one row.
+const TableRow = memo(TableRowImpl) as typeof TableRowImpl;
+
+function sortArrow(sort: TableSort | undefined, column: string): string {
+  if (sort?.column !== column) return '';
+  return sort.direction === 'asc' ? '▲' : '▼';
+}
+
+/**
+ * A dense, virtualised, sortable table (an ARIA grid). Only the visible rows exist in the
+ * DOM, so 5,000 rows cost what 40 do. Selection is by row key, not index: rows that move
+ * or appear under a live update never change what is selected.
+ */
+export function VirtualTable<Row extends { readonly key: string }>({
+  label,
+  rows,
+  columns: allColumns,
+  selectedKey,
+  sort,
+  onSort,
+  onSelect,
+  onActivate,
+  onKeyDown,
+  handle,
+  empty,
+}: {
+  label: string;
+  rows: readonly Row[];
+  columns: readonly Column<Row>[];
+  selectedKey: string | undefined;
+  sort?: TableSort;
+  onSort?: (column: string) => void;
+  onSelect: (key: string) => void;
+  onActivate: (key: string) => void;
+  /** Keys the table itself doesn't handle (the view's shortcuts). */
+  onKeyDown?: (event: KeyboardEvent) => void;
+  handle?: Ref<VirtualTableHandle>;
+  /** Shown in place of the body when there are no rows. */
+  empty?: ReactNode;
+}) {
+  const idPrefix = useId();
+  const scroller = useRef<HTMLDivElement>(null);
+  const grid = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState<number | undefined>();
+  useLayoutEffect(() => {
+    const element = grid.current;
+    if (element === null) return;
+    // Cell padding is inside the minimum widths; the scrollbar gutter is not.
+    const measure = (): void => setWidth(element.clientWidth - 16);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const shown = useMemo(
+    () => (width === undefined ? allColumns : fittingColumns(allColumns, width)),
+    [allColumns, width],
+  );
+  const columns = shown;
+  const template = useMemo(() => gridTemplate(columns), [columns]);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => rowHeight,
+    // A few rows beyond the edges: enough for smooth wheel scrolling, few enough that a
+    // filter keystroke re-renders little more than what is visible.
+    overscan: 4,
+  });
+
+  const selectedIndex = useMemo(
+    () => (selectedKey === undefined ? -1 : rows.findIndex((row) => row.key === selectedKey)),
+    [rows, selectedKey],
+  );
+
+  // Follow the selection when it moves (keys, clicks, navigation) but not when rows
+  // change underneath it: a live update must not yank the scroll position.
+  const selectedIndexRef = useRef(selectedIndex);
+  selectedIndexRef.current = selectedIndex;
+  useEffect(() => {
+    if (selectedIndexRef.current >= 0) {
+      virtualizer.scrollToIndex(selectedIndexRef.current, { align: 'auto' });
+    }
+  }, [selectedKey, virtualizer]);
+
+  useImperativeHandle(handle, () => ({ focus: () => grid.current?.focus() }), []);
+
+  const moveTo = useCallback(
+    (index: number) => {
+      const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
+      if (row !== undefined) onSelect(row.key);
+    },
+    [rows, onSelect],
+  );
+
+  // Read on demand: measuring during render would force a layout on every update.
+  const pageRows = (): number =>
+    Math.max(1, Math.floor((scroller.current?.clientHeight ?? 400) / rowHeight) - 1);
+
+  const handleKeyDown = (event: KeyboardEvent): void => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const current = selectedIndex;
+    switch (event.key) {
+      case 'ArrowDown':
+        moveTo(current + 1);
+        break;
+      case 'ArrowUp':
+        moveTo(current < 0 ? 0 : current - 1);
+        break;
+      case 'PageDown':
+        moveTo(current + pageRows());
+        break;
+      case 'PageUp':
+        moveTo(current - pageRows());
+        break;
+      case 'Home':
+        moveTo(0);
+        break;
+      case 'End':
+        moveTo(rows.length - 1);
+        break;
+      case 'Enter':
+        if (selectedKey !== undefined) onActivate(selectedKey);
+        break;
+      default:
+        onKeyDown?.(event);
+        return;
+    }
+    event.preventDefault();
+  };
+
+  const rowId = (key: string): string => `${idPrefix}-row-${encodeURIComponent(key)}`;
+  const activeDescendant =
+    selectedKey !== undefined && selectedIndex >= 0 ? rowId(selectedKey) : undefined;
+
+  return (
+    <div
+      ref={grid}
+      className="table"
+      role="grid"
+      aria-label={label}
+      aria-rowcount={rows.length + 1}
+      aria-colcount={columns.length}
+      aria-activedescendant={activeDescendant}
+      tabIndex={0}
+      onKeyDown={handleKeyDown}
+    >
+      <div
+        className="table-header"
+        role="row"
+        aria-rowindex={1}
+        style={{ gridTemplateColumns: template }}
+      >
+        {columns.map((column) => {
+          const sorted = sort?.column === column.id;
+          const ariaSort = sorted
+            ? sort.direction === 'asc'
+              ? 'ascending'
+              : 'descending'
+            : 'none';
+          const className = column.align === 'end' ? 'table-header-cell end' : 'table-header-cell';
+          return (
+            <div key={column.id} role="columnheader" aria-sort={ariaSort} className={className}>
+              {column.sortable === true && onSort !== undefined ? (
+                <button
+                  type="button"
+                  className="table-sort"
+                  tabIndex={-1}
+                  onClick={() => onSort(column.id)}
+                >
+                  {column.header}
+                  <span className="sort-arrow" aria-hidden>
+                    {sortArrow(sort, column.id)}
+                  </span>
+                </button>
+              ) : (
+                column.header
+              )}
+            </div>
+          );
+        })}
+      </div>
+      {/* The body stays mounted when the rows run out (a filter matching nothing), so
+          the next keystroke that brings rows back doesn't rebuild it. */}
+      <div ref={scroller} className="table-body" role="rowgroup">
+        {rows.length === 0 && empty !== undefined ? (
+          <div className="table-empty">{empty}</div>
+        ) : (
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const row = rows[item.index];
+              if (row === undefined) return null;
+              // Keyed by position, not by row: when the rows change (a keystroke in the
+              // filter) the DOM rows stay and get new content instead of being rebuilt.
+              return (
+                <TableRow
+                  key={item.index}
+                  row={row}
+                  rowId={rowId(row.key)}
+                  index={item.index}
+                  start={item.start}
+                  selected={row.key === selectedKey}
+                  columns={columns}
+                  template={template}
+                  onSelect={onSelect}
+                  onActivate={onActivate}
+                />
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import type { Locator, Page } from 'playwright-core';
+
+export type ResourceKind = 'pods' | 'containers' | 'images';
+
+const titles: Record<ResourceKind, { table: string; detail: string }> = {
+  pods: { table: 'Pods', detail: 'Pod details' },
+  containers: { table: 'Containers', detail: 'Container details' },
+  images: { table: 'Images', detail: 'Image details' },
+};
+
+/** A resource table with its filters and detail pane. */
+export class ResourcesPage {
+  constructor(
+    readonly page: Page,
+    readonly kind: ResourceKind,
+  ) {}
+
+  get grid(): Locator {
+    return this.page.getByRole('grid', { name: titles[this.kind].table });
+  }
+
+  /** Body rows (the header row has no key). */
+  get rows(): Locator {
+    return this.grid.locator('[role="row"][data-key]');
+  }
+
+  row(text: string | RegExp): Locator {
+    return this.rows.filter({ hasText: text });
+  }
+
+  get filterInput(): Locator {
+    return this.page.getByRole('searchbox', { name: `Filter ${this.kind} by text` });
+  }
+
+  async filter(text: string): Promise<void> {
+    await this.filterInput.fill(text);
+  }
+
+  async labels(selector: string): Promise<void> {
+    await this.page.getByRole('textbox', { name: 'Label selector' }).fill(selector);
+  }
+
+  async state(state: string): Promise<void> {
+    await this.page
+      .getByRole('combobox', { name: 'State' })
+      .selectOption(state === '' ? { index: 0 } : state);
+  }
+
+  /** "3 of 12 pods" / "12 pods". */
+  get count(): Locator {
+    return this.page.locator('.toolbar-status');
+  }
+
+  async select(text: string | RegExp): Promise<void> {
+    await this.row(text).first().click();
+  }
+
+  /** Selects the row and opens its details with Enter, as a keyboard user would. */
+  async open(text: string | RegExp): Promise<Locator> {
+    await this.select(text);
+    await this.page.keyboard.press('Enter');
+    await this.detail.waitFor();
+    return this.detail;
+  }
+
+  get detail(): Locator {
+    return this.page.getByRole('complementary', { name: titles[this.kind].detail });
+  }
+
+  detailSection(title: string | RegExp): Locator {
+    return this.detail.getByRole('region', { name: title });
+  }
+
+  detailAction(name: string | RegExp): Locator {
+    return this.detail.locator('.detail-actions').getByRole('button', { name });
+  }
+}
