@@ -1,0 +1,21 @@
+/** Small statistics helpers for benches. */
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  // Nearest-rank: the smallest value with at least p% of the samples at or below it.
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1] ?? Number.NaN;
+}
+
+export const median = (values: readonly number[]): number => percentile(values, 50);
+
+/** MB/s with MB = 10^6 bytes. */
+export function mbps(bytes: number, ms: number): number {
+  return bytes / 1e6 / (ms / 1000);
+}
+
+export function round(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
