@@ -1,11 +1,13 @@
 /**
- * Makes `npm test` self-sufficient: if the lab is not running, bring it up for this run
- * and take it down afterwards. A lab that was already running (CI's, or a developer's
+ * Makes `npm test` self-sufficient: installs the test packages that are missing (OpenSSH,
+ * Chromium), and if the lab is not running, brings it up for this run and takes it down
+ * afterwards. A lab that was already running (CI's, or a developer's
  * `npm run lab -- up`) is used as it is and left running.
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { readLab } from '../support/lab';
+import { ensureTestPackages } from '../support/system-packages';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -23,6 +25,7 @@ function lab(command: 'up' | 'down'): Promise<void> {
 }
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  await ensureTestPackages();
   try {
     readLab();
     return undefined;

@@ -5,36 +5,19 @@
  * openssh-server is installed with apt when /usr/sbin/sshd is missing.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ensureTestPackages } from './system-packages';
 
 const run = promisify(execFile);
 export const SSHD_PATH = '/usr/sbin/sshd';
 
-let installing: Promise<void> | undefined;
-
-/**
- * Installs openssh-server (and the client tools: ssh-keygen, ssh-agent) when missing. Once
- * per process: two servers started together must not run apt twice (dpkg's lock).
- */
-export function ensureOpenSsh(): Promise<void> {
-  installing ??= install();
-  return installing;
-}
-
-async function install(): Promise<void> {
-  if (existsSync(SSHD_PATH) && existsSync('/usr/bin/ssh-keygen')) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await run('apt-get', ['update', '-qq'], { env, timeout: 300_000 });
-  await run('apt-get', ['install', '-y', '-qq', 'openssh-server', 'openssh-client'], {
-    env,
-    timeout: 300_000,
-  });
-}
+/** Installs openssh-server and the client tools (ssh-keygen, ssh-agent) when missing. */
+export const ensureOpenSsh = ensureTestPackages;
 
 /** A key pair made with ssh-keygen. */
 export interface KeyPair {
