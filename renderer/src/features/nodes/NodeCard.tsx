@@ -220,18 +220,15 @@ export function NodeCard({ node }: { node: NodeStatus }) {
         )}
         {node.origin === 'saved' ? (
           <>
-            {/* This form edits socket profiles; other kinds (SSH) bring their own. */}
-            {node.kind === 'local' && (
-              <button
-                type="button"
-                className="btn btn-small"
-                disabled={pending !== undefined}
-                onClick={() => openNodeForm(model, node)}
-              >
-                <Icon name="edit" size={14} />
-                Edit
-              </button>
-            )}
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={pending !== undefined}
+              onClick={() => openNodeForm(model, node)}
+            >
+              <Icon name="edit" size={14} />
+              Edit
+            </button>
             <button
               type="button"
               className="btn btn-small"

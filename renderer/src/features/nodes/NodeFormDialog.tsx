@@ -14,8 +14,9 @@ import {
 } from './profile-form';
 
 /**
- * Add or edit a local node profile. Problems show under their field once the user has
- * left it (or tried to save), not while they are still typing the first characters.
+ * Add or edit a node profile: a local runtime socket, or a node reached over SSH. Problems
+ * show under their field once the user has left it (or tried to save), not while they
+ * are still typing the first characters.
  */
 export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: () => void }) {
   const model = useModel();
@@ -28,6 +29,7 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
   const validation = validateProfile(draft, nodes);
   const errors = validation.ok ? {} : validation.errors;
   const editing = node?.origin === 'saved';
+  const ssh = draft.kind === 'ssh';
 
   const errorFor = (field: ProfileField): string | undefined =>
     touched.has(field) ? errors[field] : undefined;
@@ -35,7 +37,7 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
   const update = (patch: Partial<ProfileDraft>): void => setDraft({ ...draft, ...patch });
 
   const save = async (connect: boolean): Promise<void> => {
-    setTouched(new Set<ProfileField>(['name', 'endpoint', 'timeoutSeconds']));
+    setTouched(new Set<ProfileField>(['name', 'endpoint', 'timeoutSeconds', 'host', 'port']));
     if (!validation.ok || saving) return;
     setSaving(true);
     const saved = await runAction(
@@ -110,6 +112,29 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
       }
     >
       <div className="form-grid">
+        {node === undefined && (
+          <div className="field" role="radiogroup" aria-label="How Porthole reaches the node">
+            <span className="field-label">Reach the runtime</span>
+            <label className="checkbox">
+              <input
+                type="radio"
+                name="node-kind"
+                checked={!ssh}
+                onChange={() => update({ kind: 'local' })}
+              />
+              On this machine (a socket)
+            </label>
+            <label className="checkbox">
+              <input
+                type="radio"
+                name="node-kind"
+                checked={ssh}
+                onChange={() => update({ kind: 'ssh' })}
+              />
+              On another machine, over SSH
+            </label>
+          </div>
+        )}
         {field(
           'name',
           'Name',
@@ -117,22 +142,94 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
             {...inputProps('name')}
             data-autofocus
             value={draft.name}
-            placeholder="worker-1 containerd"
+            placeholder={ssh ? 'node-1' : 'worker-1 containerd'}
             onChange={(event) => update({ name: event.target.value })}
           />,
         )}
+        {ssh &&
+          field(
+            'host',
+            'Host',
+            <input
+              {...inputProps('host')}
+              className="input mono"
+              value={draft.host}
+              placeholder="node-1"
+              spellCheck={false}
+              onChange={(event) => update({ host: event.target.value })}
+            />,
+            'A host name, an address, or an alias from ~/.ssh/config (its User, Port, IdentityFile and ProxyJump apply).',
+          )}
+        {ssh && (
+          <div className="field">
+            <label htmlFor="node-user">User</label>
+            <input
+              id="node-user"
+              className="input"
+              value={draft.user}
+              placeholder="from ~/.ssh/config"
+              spellCheck={false}
+              onChange={(event) => update({ user: event.target.value })}
+            />
+          </div>
+        )}
+        {ssh &&
+          field(
+            'port',
+            'Port',
+            <input
+              {...inputProps('port')}
+              inputMode="numeric"
+              value={draft.port}
+              placeholder="22"
+              onChange={(event) => update({ port: event.target.value })}
+            />,
+          )}
+        {ssh && (
+          <div className="field">
+            <label htmlFor="node-identity">Identity file</label>
+            <input
+              id="node-identity"
+              className="input mono"
+              value={draft.identityFile}
+              placeholder="~/.ssh/id_ed25519 (or the agent's keys)"
+              spellCheck={false}
+              onChange={(event) => update({ identityFile: event.target.value })}
+            />
+            <div className="field-help">
+              Tried before the config&apos;s keys. An encrypted key asks for its passphrase.
+            </div>
+          </div>
+        )}
+        {ssh && (
+          <div className="field">
+            <label htmlFor="node-jump">Jump hosts</label>
+            <input
+              id="node-jump"
+              className="input mono"
+              value={draft.proxyJump}
+              placeholder="bastion, or user@jump1,jump2:2222"
+              spellCheck={false}
+              onChange={(event) => update({ proxyJump: event.target.value })}
+            />
+          </div>
+        )}
         {field(
           'endpoint',
-          'Runtime endpoint',
+          ssh ? 'Runtime socket on the node' : 'Runtime endpoint',
           <input
             {...inputProps('endpoint')}
             className="input mono"
             value={draft.endpoint}
-            placeholder="unix:///run/containerd/containerd.sock"
+            placeholder={
+              ssh ? 'found by probing the usual sockets' : 'unix:///run/containerd/containerd.sock'
+            }
             spellCheck={false}
             onChange={(event) => update({ endpoint: event.target.value })}
           />,
-          'The CRI socket, as crictl --runtime-endpoint takes it. A bare path works too.',
+          ssh
+            ? 'Leave blank to probe containerd, CRI-O, cri-dockerd, k3s… sockets on the node.'
+            : 'The CRI socket, as crictl --runtime-endpoint takes it. A bare path works too.',
         )}
         {field(
           'timeoutSeconds',

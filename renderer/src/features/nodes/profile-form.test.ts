@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../../../../shared/model';
-import { emptyDraft, normalizeEndpoint, validateProfile } from './profile-form';
+import { draftFromStatus, emptyDraft, normalizeEndpoint, validateProfile } from './profile-form';
 
 const saved: NodeStatus = {
   nodeId: 'n1',
@@ -80,5 +80,90 @@ describe('normalizeEndpoint', () => {
   it('adds unix:// to a bare path only', () => {
     expect(normalizeEndpoint(' /run/x.sock ')).toBe('unix:///run/x.sock');
     expect(normalizeEndpoint('unix:///run/x.sock')).toBe('unix:///run/x.sock');
+  });
+});
+
+describe('validateProfile for SSH nodes', () => {
+  const sshDraft = { ...emptyDraft, kind: 'ssh' as const, name: 'node-1', host: 'node-1' };
+
+  it('needs only a name and a host: the socket is probed on the node', () => {
+    expect(validateProfile(sshDraft, [saved])).toEqual({
+      ok: true,
+      input: { kind: 'ssh', name: 'node-1', host: 'node-1', autoConnect: false },
+    });
+  });
+
+  it('carries user, port, key, jump hosts and the remote socket', () => {
+    const result = validateProfile(
+      {
+        ...sshDraft,
+        user: ' ops ',
+        port: '2222',
+        identityFile: '~/.ssh/id_ed25519',
+        proxyJump: 'bastion',
+        endpoint: '/run/k3s/containerd/containerd.sock',
+        timeoutSeconds: '20',
+      },
+      [],
+    );
+    expect(result).toEqual({
+      ok: true,
+      input: {
+        kind: 'ssh',
+        name: 'node-1',
+        host: 'node-1',
+        user: 'ops',
+        port: 2222,
+        identityFiles: ['~/.ssh/id_ed25519'],
+        proxyJump: 'bastion',
+        runtimeEndpoint: 'unix:///run/k3s/containerd/containerd.sock',
+        timeoutMs: 20_000,
+        autoConnect: false,
+      },
+    });
+  });
+
+  it('names a missing host, a bad port and a bad remote socket', () => {
+    const result = validateProfile(
+      { ...sshDraft, host: '', port: '70000', endpoint: 'tcp://node-1:2376' },
+      [],
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(Object.keys(result.errors).sort()).toEqual(['endpoint', 'host', 'port']);
+      expect(result.errors.port).toContain('1 to 65535');
+    }
+  });
+
+  it('refuses a host that looks like an option', () => {
+    const result = validateProfile({ ...sshDraft, host: '-oProxyCommand=x' }, []);
+    expect(result.ok).toBe(false);
+  });
+
+  it('round-trips a saved SSH profile through the form', () => {
+    const profile = {
+      id: 'ssh-1',
+      kind: 'ssh' as const,
+      name: 'node-1',
+      host: 'node-1',
+      port: 2222,
+      identityFiles: ['/k'],
+      timeoutMs: 5000,
+    };
+    const status: NodeStatus = {
+      nodeId: 'ssh-1',
+      name: 'node-1',
+      kind: 'ssh',
+      endpoint: 'ssh://node-1:2222',
+      origin: 'saved',
+      state: 'disconnected',
+      profile,
+    };
+    const draft = draftFromStatus(status, profile);
+    expect(draft).toMatchObject({ kind: 'ssh', host: 'node-1', port: '2222', identityFile: '/k' });
+    expect(validateProfile(draft, [status])).toMatchObject({
+      ok: true,
+      input: { id: 'ssh-1', kind: 'ssh', port: 2222, identityFiles: ['/k'], timeoutMs: 5000 },
+    });
   });
 });
