@@ -25,7 +25,7 @@ import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
 import { AppError, isAppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
-import { directDialer, type Dialer } from '../dial';
+import { directDialer, readRefusalBody, type Dialer } from '../dial';
 import {
   MAX_MESSAGE_PAYLOAD,
   decodeMessage,
@@ -47,8 +47,6 @@ export const DEFAULT_WEBSOCKET_UPGRADE_TIMEOUT_MS = 10_000;
 const MAX_PAYLOAD = 32 * 1024 * 1024 + 1;
 const READABLE_HIGH_WATER_MARK = 256 * 1024;
 const WRITABLE_HIGH_WATER_MARK = 64 * 1024;
-const MAX_REFUSAL_BODY = 4096;
-const REFUSAL_BODY_TIMEOUT_MS = 2000;
 const DATA_CHANNEL = 0;
 const ERROR_CHANNEL = 1;
 
@@ -296,29 +294,6 @@ export class WebSocketRemoteConnection implements RemoteConnection {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
-}
-
-/** Reads a bounded prefix of a refusal's body (the runtime's reason); never waits long. */
-function readRefusalBody(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (): void => {
-      clearTimeout(timer);
-      response.removeAllListeners('data');
-      response.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8').slice(0, MAX_REFUSAL_BODY));
-    };
-    const timer = setTimeout(finish, REFUSAL_BODY_TIMEOUT_MS);
-    response.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_REFUSAL_BODY) finish();
-    });
-    response.once('end', finish);
-    response.once('error', finish);
-    response.once('close', finish);
-  });
 }
 
 interface Endpoint {

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AppError, type ErrorCode } from '../../../../shared/errors';
-import { directDialer, type Dialer } from '../dial';
+import { directDialer, type Dialer, type StreamTlsOptions } from '../dial';
 import { UpgradeError } from './errors';
 import { SpdySessionImpl, type SpdySession } from './session';
 
@@ -13,13 +13,8 @@ export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 /** Error bodies are a line of text; keep at most this much of one. */
 const MAX_ERROR_BODY = 64 * 1024;
 
-export interface TlsOptions {
-  /** false accepts any certificate (containerd's self-signed one, when the user said so). */
-  readonly rejectUnauthorized: boolean;
-  readonly ca?: string | Buffer;
-  /** SNI and certificate name; default the URL's host name (not sent when it is an IP). */
-  readonly servername?: string;
-}
+/** TLS settings for https stream URLs; the same for every transport. */
+export type TlsOptions = StreamTlsOptions;
 
 export interface UpgradeOptions {
   /** The stream URL from Exec/Attach/PortForward: http:// or https://. Single use. */

@@ -11,18 +11,10 @@ import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
 import { AppError } from '../../../../shared/errors';
-import { directDialer, type Dialer } from '../dial';
+import { directDialer, readRefusalBody, type Dialer, type StreamTlsOptions } from '../dial';
 import { upgradeFailure, upgradeRefused } from './upgrade-error';
 
-/** TLS settings for https stream URLs (containerd's `enable_tls_streaming` uses a self-signed cert). */
-export interface StreamTlsOptions {
-  /** False accepts any certificate (the node's stream server is self-signed by default). */
-  readonly rejectUnauthorized: boolean;
-  /** A CA (PEM) to trust for the stream server's certificate. */
-  readonly ca?: string | Buffer;
-  /** SNI and the name checked against the certificate; default the URL's host name. */
-  readonly servername?: string;
-}
+export type { StreamTlsOptions } from '../dial';
 
 export interface WebSocketConnectOptions {
   readonly url: string;
@@ -41,8 +33,6 @@ export const defaultUpgradeTimeoutMs = 10_000;
 /** The server's messages are small (it copies in 32 KiB reads); anything huge is hostile. */
 const defaultMaxPayload = 32 * 1024 * 1024 + 1;
 /** A refusal's body is a one-line reason; never buffer more than this of it. */
-const maxErrorBody = 4096;
-const errorBodyTimeoutMs = 2000;
 
 /** Certificate verification failures (OpenSSL's codes and Node's host name check). */
 const certificateErrors: ReadonlySet<string> = new Set([
@@ -259,29 +249,6 @@ function wrapTls(
   });
 }
 
-/** Reads a bounded prefix of a refusal's body, for the user; never waits long for it. */
-function readErrorBody(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (): void => {
-      clearTimeout(timer);
-      response.removeAllListeners('data');
-      response.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8').slice(0, maxErrorBody));
-    };
-    const timer = setTimeout(finish, errorBodyTimeoutMs);
-    response.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= maxErrorBody) finish();
-    });
-    response.once('end', finish);
-    response.once('error', finish);
-    response.once('close', finish);
-  });
-}
-
 function upgrade(
   socket: Duplex,
   endpoint: Endpoint,
@@ -347,7 +314,7 @@ function upgrade(
     };
     const onUnexpected = (_request: unknown, response: IncomingMessage): void => {
       const status = response.statusCode ?? 0;
-      void readErrorBody(response).then((body) =>
+      void readRefusalBody(response).then((body) =>
         settle(upgradeRefused(status, body, options.protocols)),
       );
     };
