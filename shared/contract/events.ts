@@ -1,6 +1,15 @@
 import type { AppError } from '../errors';
 import type { Disposable } from '../lifecycle';
-import type { NodeStatus, PendingPrompt, ResourceDelta } from '../model';
+import type {
+  ForwardEntry,
+  LogUpdate,
+  NodeStatus,
+  PendingPrompt,
+  ResourceDelta,
+  SessionSnapshot,
+  StatsUpdate,
+  TerminalEvent,
+} from '../model';
 
 /**
  * Event streams the UI can subscribe to: name → [subscription argument, event payload].
@@ -17,6 +26,19 @@ export interface Events {
    * `nodes.answerPrompt`.
    */
   readonly prompts: [argument: undefined, payload: readonly PendingPrompt[]];
+  /** One terminal's output, then its exit. Output waits for the first subscriber. */
+  readonly terminal: [argument: { readonly terminalId: string }, payload: TerminalEvent];
+  /**
+   * Every session, live ones and the recent history, sent whole on subscribe, on every
+   * state change and once a second while any session is live.
+   */
+  readonly sessions: [argument: undefined, payload: readonly SessionSnapshot[]];
+  /** Every forward, sent whole on subscribe and on every change (traffic a few times a second). */
+  readonly forwards: [argument: undefined, payload: readonly ForwardEntry[]];
+  /** An open log's growth, rotation and end. */
+  readonly logs: [argument: { readonly logId: string }, payload: LogUpdate];
+  /** A connected node's container and pod stats, polled while subscribed. */
+  readonly stats: [argument: { readonly nodeId: string }, payload: StatsUpdate];
 }
 
 export type EventArgument<E extends keyof Events> = Events[E][0];

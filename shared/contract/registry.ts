@@ -36,13 +36,26 @@ export const serviceMethods = {
     validateSpec: 1,
     runFromSpec: 2,
   },
+  terminals: { probeShell: 2, open: 1, write: 3, resize: 3, ack: 2, close: 1 },
+  sessions: { kill: 1, clearHistory: 0 },
+  forwards: { list: 0, create: 3, start: 1, stop: 1, restart: 1, update: 2, remove: 1 },
+  logs: { open: 1, lines: 4, search: 4, close: 1 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };
 
 export const serviceNames = Object.keys(serviceMethods) as readonly ServiceName[];
 
-export const eventNames = ['nodes', 'resources', 'prompts'] as const satisfies readonly EventName[];
+export const eventNames = [
+  'nodes',
+  'resources',
+  'prompts',
+  'terminal',
+  'sessions',
+  'forwards',
+  'logs',
+  'stats',
+] as const satisfies readonly EventName[];
 // Every declared event must be listed (the reverse is checked by `satisfies` above).
 type UnlistedEvent = Exclude<EventName, (typeof eventNames)[number]>;
 const allEventsListed: [UnlistedEvent] extends [never] ? true : UnlistedEvent = true;

@@ -7,12 +7,23 @@
 import type {
   ContainerDetail,
   DiscoveredEndpoint,
+  ForwardEntry,
+  ForwardOptions,
+  ForwardSpec,
+  Image,
+  LogInfo,
+  LogLine,
+  LogOpenRequest,
+  LogSearchQuery,
+  LogSearchResult,
+  LogView,
   NodeProfile,
   NodeProfileInput,
   NodeStatus,
   PodSandboxDetail,
-  Image,
   PromptAnswer,
+  TerminalInfo,
+  TerminalOpenRequest,
 } from '../model';
 
 export interface DiscoveryReport {
@@ -97,9 +108,86 @@ export interface LifecycleService {
   runFromSpec(nodeId: string, specText: string): Promise<RunResult>;
 }
 
+/**
+ * Exec and attach terminals. Output arrives on the `terminal` event and must be
+ * acknowledged (`ack`) once drawn; a terminal lives until `close`, its process ends or its
+ * transport drops, whichever is first, and never because a view was closed.
+ */
+export interface TerminalsService {
+  /**
+   * The container's shell for exec: `bash`, then `ash`, then `sh`, probed with ExecSync.
+   * Rejects with `not-found` when it has none of them (a distroless image).
+   */
+  probeShell(nodeId: string, containerId: string): Promise<readonly string[]>;
+  /** Opens the stream and resolves once it is up; output waits for a subscriber. */
+  open(request: TerminalOpenRequest): Promise<TerminalInfo>;
+  /**
+   * Sends input. `utf8`: text as typed or pasted; `binary`: one byte per character (what
+   * xterm.js reports for some mouse modes).
+   */
+  write(terminalId: string, data: string, encoding?: 'utf8' | 'binary'): Promise<void>;
+  /** Sends a window size; ignored without a tty. */
+  resize(terminalId: string, cols: number, rows: number): Promise<void>;
+  /** Acknowledges output bytes the pane has drawn (flow control). */
+  ack(terminalId: string, bytes: number): Promise<void>;
+  /** Ends the session (the process keeps running for attach). */
+  close(terminalId: string): Promise<void>;
+}
+
+/** The session monitor: every exec, attach, port-forward and log-follow session. */
+export interface SessionsService {
+  /** Ends a live session, the way closing its pane or stopping its forward would. */
+  kill(sessionId: string): Promise<void>;
+  /** Forgets the ended sessions kept for the monitor's history. */
+  clearHistory(): Promise<void>;
+}
+
+/** Port forwards of every node, saved or not, running or stopped. */
+export interface ForwardsService {
+  list(): Promise<readonly ForwardEntry[]>;
+  /**
+   * Starts a new forward; resolves once it is active. Saved (and auto-started later) only
+   * when asked. Rejects, keeping nothing, when it can't start (port in use, no such pod).
+   */
+  create(nodeId: string, spec: ForwardSpec, options?: ForwardOptions): Promise<ForwardEntry>;
+  start(forwardId: string): Promise<ForwardEntry>;
+  stop(forwardId: string): Promise<ForwardEntry>;
+  restart(forwardId: string): Promise<ForwardEntry>;
+  /** Renames it, saves or unsaves it, turns auto-start on or off. */
+  update(forwardId: string, options: ForwardOptions): Promise<ForwardEntry>;
+  /** Stops it and forgets it, saved or not. */
+  remove(forwardId: string): Promise<void>;
+}
+
+/**
+ * Container logs. A log is opened once and read in windows (`lines`), so a million lines
+ * never cross the wire at once; the `logs` event reports growth while following.
+ */
+export interface LogsService {
+  open(request: LogOpenRequest): Promise<LogInfo>;
+  /** Lines `from`…`from + count - 1` of the view, and how many lines the view has. */
+  lines(
+    logId: string,
+    view: LogView,
+    from: number,
+    count: number,
+  ): Promise<{ readonly lines: readonly LogLine[]; readonly total: number }>;
+  search(
+    logId: string,
+    view: LogView,
+    query: LogSearchQuery,
+    limit?: number,
+  ): Promise<LogSearchResult>;
+  close(logId: string): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
   readonly resources: ResourcesService;
   readonly lifecycle: LifecycleService;
+  readonly terminals: TerminalsService;
+  readonly sessions: SessionsService;
+  readonly forwards: ForwardsService;
+  readonly logs: LogsService;
 }

@@ -138,3 +138,29 @@ export interface ForwardSnapshot {
   /** The open connections, then the most recently ended ones (a bounded number). */
   readonly connections: readonly ConnectionMetrics[];
 }
+
+/**
+ * A forward as the port-forwards view lists it: a definition (saved or not) and, when it
+ * runs, the engine's snapshot. Its id stays the same across stop, start and restart.
+ */
+export interface ForwardEntry {
+  readonly id: string;
+  readonly nodeId: string;
+  /** What the user called it; a description of the target and ports otherwise. */
+  readonly name: string;
+  readonly spec: ForwardSpec;
+  /** Kept in forwards.json across restarts of Porthole. */
+  readonly saved: boolean;
+  /** Saved forwards only: started whenever its node connects. */
+  readonly autoStart: boolean;
+  /** The running forward; absent when stopped. */
+  readonly live?: ForwardSnapshot;
+  /** Why it is not running, when it stopped on its own or could not start. */
+  readonly lastError?: AppErrorData;
+}
+
+export interface ForwardOptions {
+  readonly name?: string;
+  readonly save?: boolean;
+  readonly autoStart?: boolean;
+}

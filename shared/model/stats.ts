@@ -37,3 +37,39 @@ export interface PodStats {
   readonly processCount?: number;
   readonly containers: readonly ContainerStats[];
 }
+
+/** A container's resource use at one moment, rates already computed from deltas. */
+export interface ContainerUsage {
+  readonly containerId: string;
+  readonly name: string;
+  readonly podSandboxId?: string;
+  /** Percent of one CPU core (200 = two cores busy); absent on the first sample. */
+  readonly cpuPercent?: number;
+  readonly memoryWorkingSetBytes?: number;
+  readonly memoryUsageBytes?: number;
+}
+
+export interface PodUsage {
+  readonly podSandboxId: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly cpuPercent?: number;
+  readonly memoryWorkingSetBytes?: number;
+  readonly memoryUsageBytes?: number;
+}
+
+/** One poll of a node's stats. */
+export interface StatsSample {
+  readonly at: EpochMillis;
+  readonly containers: readonly ContainerUsage[];
+  /** Empty when the runtime has no pod stats (see `podStatsSupported`). */
+  readonly pods: readonly PodUsage[];
+  /** ListPodSandboxStats answered UNIMPLEMENTED (containerd 1.6 and older…). */
+  readonly podStatsSupported: boolean;
+  readonly containerStatsSupported: boolean;
+}
+
+/** A stats subscription's payload: the recent history first, then each new sample. */
+export interface StatsUpdate {
+  readonly samples: readonly StatsSample[];
+}

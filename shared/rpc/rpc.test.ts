@@ -147,7 +147,7 @@ describe('rpc subscriptions', () => {
   function resourceSource() {
     const sinks = new Map<string, EventSink<ResourceDelta>>();
     const disposed: string[] = [];
-    const events: EventSource = {
+    const events: EventSource = fakeEvents({
       nodes: (_argument, sink) => {
         sink.next([status]);
         return { dispose() {} };
@@ -158,8 +158,7 @@ describe('rpc subscriptions', () => {
         sinks.set(nodeId, sink);
         return { dispose: () => disposed.push(nodeId) };
       },
-      prompts: () => ({ dispose() {} }),
-    };
+    });
     return { events, sinks, disposed };
   }
 

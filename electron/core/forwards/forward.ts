@@ -39,7 +39,7 @@ import {
 import type { StreamTlsOptions } from '../streaming/websocket';
 import { Backoff, sleep } from './backoff';
 import { ConnectionTable, type ConnectionRecord } from './connections';
-import { Emitter, type Event } from './emitter';
+import { Emitter, type Event } from '../emitter';
 import {
   describeIdentity,
   findReadyPod,

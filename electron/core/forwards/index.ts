@@ -5,4 +5,4 @@
 export { ForwardSupervisor } from './supervisor';
 export { defaultForwardTiming, type ForwardDependencies, type ForwardTiming } from './forward';
 export type { ForwardRuntime } from './resolve';
-export type { Event } from './emitter';
+export type { Event } from '../emitter';

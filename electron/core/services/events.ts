@@ -2,8 +2,10 @@ import type { EventSource } from '../../../shared/contract';
 import { requireObject, requireString } from './args';
 import type { NodeManager } from './nodes';
 
-/** The contract's events, served from the node manager (and its prompt broker). */
-export function createEventSource(nodes: NodeManager): EventSource {
+/** The node manager's events (nodes, resources, and its prompt broker's prompts). */
+export function createEventSource(
+  nodes: NodeManager,
+): Pick<EventSource, 'nodes' | 'resources' | 'prompts'> {
   return {
     nodes: (_argument, sink) => {
       const subscription = nodes.onDidChange((statuses) => sink.next(statuses));

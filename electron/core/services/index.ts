@@ -1,15 +1,20 @@
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
-import type { Disposable } from '../../../shared/lifecycle';
+// DEVELOPMENT SCAFFOLD (removed before landing): services not yet built refuse.
+import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
+import { DisposableStore, type Disposable } from '../../../shared/lifecycle';
+import { SessionRegistry } from '../sessions';
 import { createEventSource } from './events';
 import { LifecycleServiceImpl } from './lifecycle-service';
 import { NodeManager, type NodeManagerOptions } from './nodes';
 import { NodesServiceImpl } from './nodes-service';
 import { ResourcesServiceImpl } from './resources-service';
+import { SessionsServiceImpl, sessionsEventSource } from './sessions-service';
 
 export interface CoreServices extends Disposable {
   readonly services: ServiceHandlers;
   readonly events: EventSource;
   readonly nodes: NodeManager;
+  readonly sessions: SessionRegistry;
 }
 
 /**
@@ -17,16 +22,26 @@ export interface CoreServices extends Disposable {
  * the user through `options.prompts` (or a broker of its own).
  */
 export function createCoreServices(options: NodeManagerOptions): CoreServices {
-  const nodes = new NodeManager(options);
+  // Disposed newest first: the features' sessions before the registry, nodes last.
+  const store = new DisposableStore();
+  const nodes = store.add(new NodeManager(options));
+  const sessions = store.add(new SessionRegistry());
   return {
     services: {
+      ...fakeServices(),
       nodes: new NodesServiceImpl(nodes),
       resources: new ResourcesServiceImpl(nodes),
       lifecycle: new LifecycleServiceImpl(nodes),
+      sessions: new SessionsServiceImpl(sessions),
     },
-    events: createEventSource(nodes),
+    events: {
+      ...fakeEvents(),
+      ...createEventSource(nodes),
+      sessions: sessionsEventSource(sessions),
+    },
     nodes,
-    dispose: () => nodes.dispose(),
+    sessions,
+    dispose: () => store.dispose(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventSink, EventSource } from '../../../shared/contract';
-import { fakeServices } from '../../../shared/contract/testing';
+import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
 import { AppError } from '../../../shared/errors';
 import type { NodeStatus } from '../../../shared/model';
 import { createMessagePortPair, serve, type MessagePortLike } from '../../../shared/rpc';
@@ -29,15 +29,13 @@ function nodesEvents(): { events: EventSource; sinks: EventSink<readonly NodeSta
   const sinks: EventSink<readonly NodeStatus[]>[] = [];
   return {
     sinks,
-    events: {
+    events: fakeEvents({
       nodes: (_argument, sink) => {
         sinks.push(sink);
         sink.next([node]);
         return { dispose: () => sinks.splice(sinks.indexOf(sink), 1) };
       },
-      resources: () => ({ dispose() {} }),
-      prompts: () => ({ dispose() {} }),
-    },
+    }),
   };
 }
 

@@ -43,6 +43,13 @@ export type NodeClient = Pick<
   | 'runPod'
   | 'createContainer'
   | 'startContainer'
+  | 'execSync'
+  | 'exec'
+  | 'attach'
+  | 'portForward'
+  | 'reopenContainerLog'
+  | 'listContainerStats'
+  | 'listPodStats'
   | 'dispose'
 >;
 
@@ -250,6 +257,11 @@ export class NodeManager implements Disposable {
   /** Answers a question a connection attempt is waiting on (see PromptBroker.answer). */
   answerPrompt(promptId: string, answer: PromptAnswer): void {
     this.prompts.answer(promptId, answer);
+  }
+
+  /** The node's name as the user sees it; the id itself for a node Porthole doesn't know. */
+  nodeName(nodeId: string): string {
+    return this.entry(nodeId)?.name ?? nodeId;
   }
 
   /** The client of a connected node; an AppError saying how to connect otherwise. */

@@ -150,6 +150,15 @@ export class FakeNodeClient implements NodeClient {
 
   podStatus: NodeClient['podStatus'] = () => this.unsupported('podStatus');
   containerStatus: NodeClient['containerStatus'] = () => this.unsupported('containerStatus');
+  execSync: NodeClient['execSync'] = () => this.unsupported('execSync');
+  exec: NodeClient['exec'] = () => this.unsupported('exec');
+  attach: NodeClient['attach'] = () => this.unsupported('attach');
+  portForward: NodeClient['portForward'] = () => this.unsupported('portForward');
+  reopenContainerLog: NodeClient['reopenContainerLog'] = () =>
+    this.unsupported('reopenContainerLog');
+  listContainerStats: NodeClient['listContainerStats'] = () =>
+    this.unsupported('listContainerStats');
+  listPodStats: NodeClient['listPodStats'] = () => this.unsupported('listPodStats');
   async imageStatus(image: string): Promise<Image | undefined> {
     await this.check(`imageStatus ${image}`);
     return this.images.find((candidate) => candidate.repoTags.includes(image));

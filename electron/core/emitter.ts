@@ -1,4 +1,4 @@
-import { toDisposable, type Disposable } from '../../../shared/lifecycle';
+import { toDisposable, type Disposable } from '../../shared/lifecycle';
 
 export type Event<T> = (listener: (value: T) => void) => Disposable;
 
@@ -16,8 +16,8 @@ export class Emitter<T> implements Disposable {
       try {
         listener(value);
       } catch (error) {
-        // One listener's bug must neither break the others nor the forward that fired.
-        process.emitWarning(`A forward listener failed: ${String(error)}`);
+        // One listener's bug must neither break the others nor what fired the event.
+        process.emitWarning(`A listener failed: ${String(error)}`);
       }
     }
   }

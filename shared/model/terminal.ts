@@ -1,0 +1,61 @@
+import type { AppErrorData } from '../errors';
+import type { SessionAttempt, SessionTransport } from './session';
+
+/** Terminals: exec and attach sessions driven by an xterm.js pane. */
+export type TerminalKind = 'exec' | 'attach';
+export type TerminalTransportChoice = 'auto' | 'spdy' | 'websocket';
+
+export interface TerminalOpenRequest {
+  readonly nodeId: string;
+  readonly containerId: string;
+  readonly kind: TerminalKind;
+  /** exec only: the command; the container's shell (see `terminals.probeShell`) when absent. */
+  readonly command?: readonly string[];
+  /** Size the pane starts with: sent before the first byte, the PTY starts at 0×0. */
+  readonly cols: number;
+  readonly rows: number;
+  /** Default `auto`: SPDY, then WebSocket when the runtime refuses it. */
+  readonly transport?: TerminalTransportChoice;
+}
+
+export interface TerminalInfo {
+  readonly terminalId: string;
+  /** The session monitor's id for it. */
+  readonly sessionId: string;
+  readonly nodeId: string;
+  readonly containerId: string;
+  readonly containerName: string;
+  readonly kind: TerminalKind;
+  /** exec: the command that runs; attach: empty. */
+  readonly command: readonly string[];
+  /** Whether a PTY is behind it (exec: always; attach: the container's own tty setting). */
+  readonly tty: boolean;
+  /** Whether keystrokes reach the process (attach to a container without stdin: no). */
+  readonly stdin: boolean;
+  readonly transport: SessionTransport;
+  readonly protocol: string;
+  readonly attempts: readonly SessionAttempt[];
+}
+
+/**
+ * What a terminal subscription receives. Output bytes travel base64-encoded (the browser
+ * mode's transport is JSON) and must be acknowledged with `terminals.ack` once drawn: the
+ * core stops reading from the container while too much is unacknowledged.
+ */
+export type TerminalEvent =
+  | {
+      readonly type: 'output';
+      /** Without a tty the two streams are apart; with one everything is stdout. */
+      readonly stream: 'stdout' | 'stderr';
+      /** The raw bytes, base64. */
+      readonly data: string;
+    }
+  | {
+      readonly type: 'exit';
+      /** exec: the process's exit code when the runtime reported one. */
+      readonly exitCode?: number;
+      /** One sentence for the pane: how it ended. */
+      readonly reason: string;
+      /** Set when the transport failed rather than the process ending. */
+      readonly error?: AppErrorData;
+    };
