@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { useModel, useUi } from './context';
+import { ResourceActionsProvider, useModel, useUi } from './context';
 import { CommandPalette } from './CommandPalette';
-import { commandProviders, views } from './features';
+import { commandProviders, resourceActions, views } from './features';
 import { isMac } from './keyboard';
 import { Toasts } from './Toasts';
 import { InfoBanner } from '../ui/ErrorBanner';
@@ -109,19 +109,21 @@ export function App() {
   }, [view]);
 
   return (
-    <div className="shell">
-      <Sidebar views={views} />
-      <TopBar title={view?.title ?? 'Porthole'} />
-      <main className="main" aria-label={view?.title}>
-        <ConnectionBanner />
-        {View !== undefined && <View key={view?.id} />}
-      </main>
-      <DialogHost />
-      <Prompts />
-      {paletteOpen && (
-        <CommandPalette providers={commandProviders} onClose={() => setPaletteOpen(false)} />
-      )}
-      <Toasts />
-    </div>
+    <ResourceActionsProvider value={resourceActions}>
+      <div className="shell">
+        <Sidebar views={views} />
+        <TopBar title={view?.title ?? 'Porthole'} />
+        <main className="main" aria-label={view?.title}>
+          <ConnectionBanner />
+          {View !== undefined && <View key={view?.id} />}
+        </main>
+        <DialogHost />
+        <Prompts />
+        {paletteOpen && (
+          <CommandPalette providers={commandProviders} onClose={() => setPaletteOpen(false)} />
+        )}
+        <Toasts />
+      </div>
+    </ResourceActionsProvider>
   );
 }

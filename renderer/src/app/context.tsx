@@ -4,6 +4,7 @@ import type { NodesState } from '../features/nodes/nodes-store';
 import type { ResourcesState } from '../features/resources/resources-store';
 import type { ResourceViewState } from '../features/resources/view-store';
 import type { AppModel } from './model';
+import type { ResourceActions } from './registry';
 import type { UiState } from './ui-store';
 
 const ModelContext = createContext<AppModel | null>(null);
@@ -32,4 +33,13 @@ export function useResourceViews<T>(selector: (state: ResourceViewState) => T): 
 
 export function useUi<T>(selector: (state: UiState) => T): T {
   return useStore(useModel().ui, selector);
+}
+
+const ResourceActionsContext = createContext<ResourceActions>({ pods: [], containers: [] });
+
+/** Supplies the actions features offer on pods and containers (see `features.ts`). */
+export const ResourceActionsProvider = ResourceActionsContext.Provider;
+
+export function useResourceActions(): ResourceActions {
+  return useContext(ResourceActionsContext);
 }

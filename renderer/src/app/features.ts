@@ -6,7 +6,7 @@
 import { nodeCommands, nodesView } from '../features/nodes';
 import { containersView, imagesView, podsView, resourceCommands } from '../features/resources';
 import { appCommands } from './app-commands';
-import type { CommandProvider, ViewDefinition } from './registry';
+import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
 export const views: readonly ViewDefinition[] = [nodesView, podsView, containersView, imagesView];
 
@@ -15,3 +15,9 @@ export const commandProviders: readonly CommandProvider[] = [
   nodeCommands,
   appCommands(views),
 ];
+
+/** What features offer on a pod or container row, beside the resource's own actions. */
+export const resourceActions: ResourceActions = {
+  pods: [],
+  containers: [],
+};

@@ -21,6 +21,11 @@ export interface AppModel extends Disposable {
   readonly ui: UiStore;
   readonly toasts: StoreApi<ToastState>;
   readonly rows: RowCache;
+  /**
+   * State a feature keeps for the window's lifetime (open terminals, the session list…),
+   * created on first use and disposed with the model. Views come and go; this stays.
+   */
+  featureState<T extends Disposable>(key: string, create: (model: AppModel) => T): T;
 }
 
 export interface AppModelOptions {
@@ -34,7 +39,8 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
   const resourceViews = createResourceViewStore();
   const rows = new RowCache();
   const stopWarming = warmRowsWhenIdle(resources, resourceViews, rows);
-  return {
+  const featureStates = new Map<string, Disposable>();
+  const model: AppModel = {
     client,
     nodes,
     resources,
@@ -42,12 +48,24 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
     ui: createUiStore(options.initialView ?? 'nodes'),
     toasts: createToastStore(),
     rows,
+    featureState<T extends Disposable>(key: string, create: (model: AppModel) => T): T {
+      let state = featureStates.get(key);
+      if (state === undefined) {
+        state = create(model);
+        featureStates.set(key, state);
+      }
+      // One key, one creator: the key names the feature's state type.
+      return state as T;
+    },
     dispose() {
+      for (const state of [...featureStates.values()].reverse()) state.dispose();
+      featureStates.clear();
       stopWarming();
       resources.dispose();
       nodes.dispose();
     },
   };
+  return model;
 }
 
 /**

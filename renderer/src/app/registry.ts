@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import type { ContainerRow, PodRow } from '../features/resources/model';
 import type { IconName } from '../ui/icons';
 import type { AppModel } from './model';
 
@@ -30,3 +31,22 @@ export interface Command {
 
 /** Features contribute commands from the current state (selection, nodes…). */
 export type CommandProvider = (model: AppModel) => readonly Command[];
+
+/**
+ * An action a feature offers on a pod or a container (open a terminal, show its logs,
+ * forward a port…), shown with the resource's own actions in its detail pane. Features
+ * list theirs in `features.ts`; the resources feature knows nothing else about them.
+ */
+export interface ResourceAction<Row> {
+  readonly id: string;
+  readonly title: string;
+  readonly icon?: IconName;
+  /** Why it can't run for this row (shown as the button's tooltip); undefined = it can. */
+  readonly unavailable?: (row: Row) => string | undefined;
+  run(model: AppModel, row: Row): void;
+}
+
+export interface ResourceActions {
+  readonly pods: readonly ResourceAction<PodRow>[];
+  readonly containers: readonly ResourceAction<ContainerRow>[];
+}

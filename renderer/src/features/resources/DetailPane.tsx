@@ -1,6 +1,7 @@
 import { useMemo, useRef, type ReactNode } from 'react';
 import type { ContainerDetail, Image, PodSandboxDetail } from '../../../../shared/model';
-import { useModel, useResources, useResourceViews } from '../../app/context';
+import { useModel, useResourceActions, useResources, useResourceViews } from '../../app/context';
+import type { ResourceAction } from '../../app/registry';
 import { CopyButton } from '../../app/CopyButton';
 import { StateBadge } from '../../ui/Badge';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
@@ -477,10 +478,39 @@ function ImageBody({ image, detail }: { image: ImageRow; detail: Image }) {
   );
 }
 
+/** The actions other features contribute (terminals, logs, forwards…), as buttons. */
+function ContributedActions<Row>({
+  row,
+  actions,
+}: {
+  row: Row;
+  actions: readonly ResourceAction<Row>[];
+}) {
+  const model = useModel();
+  return actions.map((action) => {
+    const unavailable = action.unavailable?.(row);
+    return (
+      <button
+        key={action.id}
+        type="button"
+        className="btn btn-small"
+        disabled={unavailable !== undefined}
+        title={unavailable}
+        onClick={() => action.run(model, row)}
+      >
+        {action.icon !== undefined && <Icon name={action.icon} size={14} />}
+        {action.title}
+      </button>
+    );
+  });
+}
+
 function PodActions({ pod }: { pod: PodRow }) {
   const model = useModel();
+  const contributed = useResourceActions().pods;
   return (
     <>
+      <ContributedActions row={pod} actions={contributed} />
       <button
         type="button"
         className="btn btn-small"
@@ -513,8 +543,10 @@ function PodActions({ pod }: { pod: PodRow }) {
 
 function ContainerActions({ container }: { container: ContainerRow }) {
   const model = useModel();
+  const contributed = useResourceActions().containers;
   return (
     <>
+      <ContributedActions row={container} actions={contributed} />
       <button
         type="button"
         className="btn btn-small"
