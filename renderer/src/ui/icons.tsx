@@ -32,6 +32,13 @@ const paths = {
   arrowLeft: 'M13 8H3M7 4L3 8l4 4',
   file: 'M4 1.5h5.5L12.5 4.5v10H4zM9.5 1.5v3h3',
   save: 'M3 2.5h8l2.5 2.5v8.5H3zM5.5 2.5v3.5h5V2.5M5 13.5V9.5h6v4',
+  forward: 'M1.5 8h9M7.5 4.5L11 8l-3.5 3.5M13.5 3v10',
+  sessions: 'M2 12.5l3-4 3 2 3-5 3 3M2 2.5v11h12',
+  logs: 'M3 2.5h10v11H3zM5.5 5.5h5M5.5 8h5M5.5 10.5h3',
+  stats: 'M3 13.5V9M6.5 13.5V5M10 13.5V7.5M13.5 13.5V3',
+  split: 'M2 3h12v10H2zM8 3v10',
+  record: 'M8 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8z',
+  external: 'M9.5 2.5h4v4M13.5 2.5L7 9M11.5 9.5v4h-9v-9h4',
 } as const;
 
 export type IconName = keyof typeof paths;
