@@ -9,29 +9,21 @@
  *   each channel, then data. Failures come as text on the error channel, then close 1000.
  * - v4 has no half-close: EOF can only be sent by closing the whole socket.
  *
- * Why not ../websocket's connectWebSocket: it resolves with the socket a few ticks after
- * 'open', and frames that arrived in the same TCP read as the 101 are emitted in between,
- * with nobody listening. For port-forward those are the port prefix, the runtime's error
- * text and, for a server that speaks first, the pod's first bytes (observed: the prefix and
- * the error text went missing about one time in three). Here the message listener is
- * attached when the WebSocket is constructed, before any frame can be parsed. The codec and
- * the refusal mapping are reused from ../websocket.
+ * The socket comes from ../websocket's connectWebSocket, which hands it over paused right
+ * after the 101: frames that arrived in the same TCP read (the port prefix, the runtime's
+ * error text, a server's first bytes) wait until the listeners here are attached.
  */
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage } from 'node:http';
-import { isIP, type createConnection } from 'node:net';
-import { Readable, Writable, type Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
+import { Readable, Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { AppError, isAppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
-import { directDialer, readRefusalBody, type Dialer } from '../dial';
+import type { Dialer } from '../dial';
 import {
   MAX_MESSAGE_PAYLOAD,
+  connectWebSocket,
   decodeMessage,
   encodeMessage,
-  upgradeFailure,
-  upgradeRefused,
   type StreamTlsOptions,
 } from '../websocket';
 import { MAX_ERROR_TEXT } from './text';
@@ -71,22 +63,17 @@ function malformed(message: string, detail?: string): AppError {
 }
 
 /**
- * One local connection's WebSocket. The readable and writable are backpressured: a full
- * readable pauses the socket (TCP pushes back on the runtime); writes complete once ws handed
- * them to the socket.
+ * One local connection's WebSocket, open and paused (see connectWebSocket). The readable and
+ * writable are backpressured: a full readable pauses the socket (TCP pushes back on the
+ * runtime); writes complete once ws handed them to the socket.
  */
 export class WebSocketRemoteConnection implements RemoteConnection {
   readonly canHalfClose = false;
   readonly readable: Readable;
   readonly writable: Writable;
   readonly errorText: Promise<string>;
-  /** Resolves once the upgrade succeeded with one of our protocols; rejects otherwise. */
-  readonly opened: Promise<void>;
   private resolveErrorText!: (text: string) => void;
-  private resolveOpened!: () => void;
-  private rejectOpened!: (error: AppError) => void;
-  private base64 = false;
-  private isOpen = false;
+  private readonly base64: boolean;
   /** Per channel: has the runtime's 2-byte port prefix been seen? */
   private readonly prefixSeen = [false, false];
   private readonly errorChunks: Buffer[] = [];
@@ -99,15 +86,8 @@ export class WebSocketRemoteConnection implements RemoteConnection {
   constructor(
     private readonly ws: WebSocket,
     readonly remotePort: number,
-    private readonly offered: readonly string[],
   ) {
     this.errorText = new Promise((resolve) => (this.resolveErrorText = resolve));
-    this.opened = new Promise((resolve, reject) => {
-      this.resolveOpened = resolve;
-      this.rejectOpened = reject;
-    });
-    // Only observed through `opened`; a caller that stopped waiting must not see it unhandled.
-    this.opened.catch(swallow);
     this.readable = new Readable({
       highWaterMark: READABLE_HIGH_WATER_MARK,
       read: () => this.onDemand(),
@@ -121,12 +101,17 @@ export class WebSocketRemoteConnection implements RemoteConnection {
     this.readable.on('error', swallow);
     this.writable.on('error', swallow);
 
+    this.base64 = ws.protocol.includes('base64.channel.k8s.io');
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    ws.on('open', () => this.onOpen());
-    ws.on('unexpected-response', (_request, response) => this.onRefused(response));
     ws.on('error', (error) => this.onError(error));
     ws.once('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
+    // Closed between the upgrade and now: ws emitted 'close' before we listened.
+    if (ws.readyState === WebSocket.CLOSED) {
+      queueMicrotask(() => this.onClose(1006, 'closed before the connection was set up'));
+    } else {
+      ws.resume();
+    }
   }
 
   get protocol(): string {
@@ -139,7 +124,7 @@ export class WebSocketRemoteConnection implements RemoteConnection {
     return toDisposable(() => this.closeListeners.delete(listener));
   }
 
-  /** Fails the upgrade (if still pending) with `error` and closes the socket. */
+  /** Fails the connection with `error` and closes the socket. */
   abort(error: AppError): void {
     this.failure ??= error;
     this.close();
@@ -153,45 +138,11 @@ export class WebSocketRemoteConnection implements RemoteConnection {
     this.ws.terminate();
   }
 
-  private onOpen(): void {
-    const protocol = this.ws.protocol;
-    if (!this.offered.includes(protocol)) {
-      this.abort(
-        upgradeFailure(
-          'failed-precondition',
-          'The runtime accepted the WebSocket but chose none of the offered protocols.',
-          this.offered,
-          { status: 101, detail: `offered ${this.offered.join(', ')}; got "${protocol}"` },
-        ),
-      );
-      return;
-    }
-    this.base64 = protocol.includes('base64.channel.k8s.io');
-    this.isOpen = true;
-    this.resolveOpened();
-  }
-
-  private onRefused(response: IncomingMessage): void {
-    const status = response.statusCode ?? 0;
-    void readRefusalBody(response).then((body) =>
-      this.abort(upgradeRefused(status, body, this.offered)),
-    );
-  }
-
   private onError(error: Error): void {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     this.failure ??= code.startsWith('WS_ERR_')
       ? malformed('invalid WebSocket framing.', error.message)
-      : this.isOpen
-        ? lost(error.message)
-        : new AppError(
-            {
-              code: 'unavailable',
-              message: 'The WebSocket upgrade with the runtime failed.',
-              detail: error.message,
-            },
-            { cause: error },
-          );
+      : lost(error.message);
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
@@ -274,15 +225,6 @@ export class WebSocketRemoteConnection implements RemoteConnection {
         ? undefined
         : lost(`close code ${code}${reason !== '' ? ` (${reason})` : ''}`));
     this.resolveErrorText(Buffer.concat(this.errorChunks).toString('utf8').trim());
-    if (!this.isOpen) {
-      this.rejectOpened(
-        error ??
-          new AppError({
-            code: 'unavailable',
-            message: 'The runtime closed the connection during the WebSocket upgrade.',
-          }),
-      );
-    }
     if (!this.readable.readableEnded && !this.readable.destroyed) {
       // A clean close keeps what arrived readable; a broken one fails the stream.
       if (error !== undefined) this.readable.destroy(error);
@@ -294,85 +236,6 @@ export class WebSocketRemoteConnection implements RemoteConnection {
     this.closeListeners.clear();
     for (const listener of listeners) listener();
   }
-}
-
-interface Endpoint {
-  readonly secure: boolean;
-  readonly host: string;
-  readonly port: number;
-  readonly wsUrl: string;
-}
-
-function parseStreamUrl(url: string): Endpoint {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new AppError({
-      code: 'invalid-argument',
-      message: 'The stream URL is not valid.',
-      detail: url,
-    });
-  }
-  if (!['http:', 'https:', 'ws:', 'wss:'].includes(parsed.protocol)) {
-    throw new AppError({
-      code: 'invalid-argument',
-      message: `The stream URL has an unsupported scheme (${parsed.protocol}).`,
-      detail: url,
-    });
-  }
-  const secure = parsed.protocol === 'https:' || parsed.protocol === 'wss:';
-  const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
-  const port = parsed.port !== '' ? Number(parsed.port) : secure ? 443 : 80;
-  parsed.protocol = secure ? 'wss:' : 'ws:';
-  return { secure, host, port, wsUrl: parsed.href };
-}
-
-/** TLS over whatever the dialer returned (a TCP socket or an SSH channel); abortable. */
-function wrapTls(
-  raw: Duplex,
-  endpoint: Endpoint,
-  tls: StreamTlsOptions | undefined,
-  signal: AbortSignal,
-  interrupted: () => AppError,
-): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    const servername = tls?.servername ?? (isIP(endpoint.host) === 0 ? endpoint.host : undefined);
-    const socket = tlsConnect({
-      socket: raw,
-      rejectUnauthorized: tls?.rejectUnauthorized ?? true,
-      ...(tls?.ca !== undefined && { ca: tls.ca }),
-      ...(servername !== undefined && { servername }),
-    });
-    const settle = (error?: AppError): void => {
-      socket.off('error', onError);
-      socket.off('secureConnect', onConnect);
-      signal.removeEventListener('abort', onAbort);
-      if (error === undefined) {
-        resolve(socket);
-        return;
-      }
-      socket.destroy();
-      reject(error);
-    };
-    const onConnect = (): void => settle();
-    const onAbort = (): void => settle(interrupted());
-    const onError = (error: Error): void =>
-      settle(
-        new AppError(
-          {
-            code: 'unavailable',
-            message: `The TLS handshake with the stream server at ${endpoint.host}:${endpoint.port} failed.`,
-            detail: error.message,
-            hint: "containerd signs its stream server's certificate itself: trust its CA for this node, or turn off certificate verification for it.",
-          },
-          { cause: error },
-        ),
-      );
-    socket.on('error', onError);
-    socket.on('secureConnect', onConnect);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export interface WebSocketConnectionOptions {
@@ -388,78 +251,22 @@ export interface WebSocketConnectionOptions {
 
 /**
  * Dials the stream URL (through the Dialer, with TLS for https) and upgrades it. Rejects with
- * an UpgradeError (../spdy's, shared by both transports) when the runtime refused, 'deadline-exceeded', 'cancelled' or
- * 'unavailable' otherwise.
+ * an UpgradeError (shared by both transports) when the runtime refused, 'deadline-exceeded',
+ * 'cancelled' or 'unavailable' otherwise.
  */
 export async function openWebSocketConnection(
   options: WebSocketConnectionOptions,
 ): Promise<WebSocketRemoteConnection> {
-  const endpoint = parseStreamUrl(options.url);
-  const protocols = options.protocols ?? WEBSOCKET_PORT_FORWARD_PROTOCOLS;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_WEBSOCKET_UPGRADE_TIMEOUT_MS;
-  const controller = new AbortController();
-  const interrupted = (): AppError =>
-    controller.signal.reason === 'timeout'
-      ? new AppError({
-          code: 'deadline-exceeded',
-          message: `The runtime did not complete the WebSocket upgrade within ${timeoutMs} ms.`,
-          detail: options.url,
-        })
-      : new AppError({ code: 'cancelled', message: 'Opening the connection was cancelled.' });
-  const timer = setTimeout(() => controller.abort('timeout'), timeoutMs);
-  const onOuterAbort = (): void => controller.abort('cancelled');
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  if (options.signal?.aborted) controller.abort('cancelled');
-
-  let socket: Duplex | undefined;
-  try {
-    if (controller.signal.aborted) throw interrupted();
-    try {
-      socket = await (options.dialer ?? directDialer)(
-        endpoint.host,
-        endpoint.port,
-        controller.signal,
-      );
-    } catch (error) {
-      if (controller.signal.aborted) throw interrupted();
-      throw new AppError(
-        {
-          code: 'unavailable',
-          message: `Could not reach the stream server at ${endpoint.host}:${endpoint.port}.`,
-          detail: error instanceof Error ? error.message : String(error),
-        },
-        { cause: error },
-      );
-    }
-    if (endpoint.secure) {
-      socket = await wrapTls(socket, endpoint, options.tls, controller.signal, interrupted);
-    }
-    if (controller.signal.aborted) throw interrupted();
-    const connected = socket;
-    const ws = new WebSocket(endpoint.wsUrl, [...protocols], {
-      // ws asks for its connection synchronously; ours is already dialled.
-      createConnection: (() => connected) as unknown as typeof createConnection,
-      perMessageDeflate: false,
-      followRedirects: false,
-      maxPayload: MAX_PAYLOAD,
-      skipUTF8Validation: true,
-    });
-    const connection = new WebSocketRemoteConnection(ws, options.remotePort, protocols);
-    const onAbort = (): void => connection.abort(interrupted());
-    controller.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await connection.opened;
-    } finally {
-      controller.signal.removeEventListener('abort', onAbort);
-    }
-    return connection;
-  } catch (error) {
-    socket?.destroy();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onOuterAbort);
-  }
+  const ws = await connectWebSocket({
+    url: options.url,
+    protocols: options.protocols ?? WEBSOCKET_PORT_FORWARD_PROTOCOLS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_WEBSOCKET_UPGRADE_TIMEOUT_MS,
+    maxPayload: MAX_PAYLOAD,
+    ...(options.dialer !== undefined && { dialer: options.dialer }),
+    ...(options.tls !== undefined && { tls: options.tls }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+  });
+  return new WebSocketRemoteConnection(ws, options.remotePort);
 }
 
 export interface WebSocketTransportOptions {
