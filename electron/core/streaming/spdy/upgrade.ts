@@ -1,9 +1,15 @@
 import { request, type IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AppError, type ErrorCode } from '../../../../shared/errors';
-import { directDialer, type Dialer, type StreamTlsOptions } from '../dial';
+import {
+  abortable,
+  connectTls,
+  describeError,
+  describeTlsFailure,
+  directDialer,
+  type Dialer,
+  type StreamTlsOptions,
+} from '../dial';
 import { UpgradeError } from './errors';
 import { SpdySessionImpl, type SpdySession } from './session';
 
@@ -93,7 +99,13 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
 
     let socket: Duplex = raw;
     if (target.secure) {
-      const tlsSocket = await connectTls(raw, target.hostname, options.tls, controller.signal);
+      const tlsSocket = await connectTls(raw, target.hostname, options.tls, controller.signal).catch(
+        (error: unknown) => {
+          if (controller.signal.aborted) throw abortReason(controller.signal);
+          const failure = describeTlsFailure(error as Error);
+          throw fail(failure.code, failure.message, { ...failure, cause: error });
+        },
+      );
       opened.push(tlsSocket);
       socket = tlsSocket;
     }
@@ -105,7 +117,7 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
     if (error instanceof UpgradeError) throw error;
     if (controller.signal.aborted) throw abortReason(controller.signal);
     throw fail('unavailable', "Could not reach the runtime's stream server.", {
-      detail: describe(error),
+      detail: describeError(error),
       cause: error,
     });
   } finally {
@@ -117,81 +129,8 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
 
   function connectFailure(error: unknown): UpgradeError {
     return fail('unavailable', "Could not connect to the runtime's stream server.", {
-      detail: `${target.host}:${target.port}: ${describe(error)}`,
+      detail: `${target.host}:${target.port}: ${describeError(error)}`,
       hint: 'The runtime may have stopped, or its stream server address is not reachable from here.',
-      cause: error,
-    });
-  }
-
-  function connectTls(
-    raw: Duplex,
-    hostname: string,
-    tls: TlsOptions | undefined,
-    signal: AbortSignal,
-  ): Promise<TLSSocket> {
-    const servername = tls?.servername ?? (isIP(hostname) === 0 ? hostname : undefined);
-    const socket = tlsConnect({
-      socket: raw,
-      host: tls?.servername ?? hostname,
-      ...(servername !== undefined && { servername }),
-      rejectUnauthorized: tls?.rejectUnauthorized ?? true,
-      ...(tls?.ca !== undefined && { ca: tls.ca }),
-    });
-    return new Promise<TLSSocket>((resolve, reject) => {
-      const cleanup = (): void => {
-        socket.off('secureConnect', onConnect);
-        socket.off('error', onError);
-        raw.off('error', onError);
-        raw.off('close', onRawClose);
-        signal.removeEventListener('abort', onAbort);
-      };
-      const onConnect = (): void => {
-        cleanup();
-        resolve(socket);
-      };
-      const onError = (error: Error): void => {
-        cleanup();
-        socket.destroy();
-        reject(tlsFailure(error));
-      };
-      // A tunnelled Duplex may just close instead of failing the TLS socket: fail fast.
-      const onRawClose = (): void =>
-        onError(
-          Object.assign(new Error('The connection closed during the TLS handshake.'), {
-            code: 'ECONNRESET',
-          }),
-        );
-      const onAbort = (): void => {
-        cleanup();
-        socket.destroy();
-        reject(abortReason(signal));
-      };
-      socket.on('secureConnect', onConnect);
-      socket.on('error', onError);
-      raw.on('error', onError);
-      raw.on('close', onRawClose);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  function tlsFailure(error: Error): UpgradeError {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (CERTIFICATE_ERRORS.has(code)) {
-      return fail(
-        'permission-denied',
-        "The runtime's stream server presented a certificate that is not trusted.",
-        {
-          detail: `${code}: ${error.message}`,
-          hint:
-            "containerd's TLS streaming (enable_tls_streaming) uses a self-signed certificate. " +
-            "Provide its CA in the node's settings, or allow the stream server's self-signed " +
-            'certificate there.',
-          cause: error,
-        },
-      );
-    }
-    return fail('unavailable', "The TLS handshake with the runtime's stream server failed.", {
-      detail: `${code || error.name}: ${error.message}`,
       cause: error,
     });
   }
@@ -238,7 +177,7 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
         settle(() =>
           reject(
             fail('unavailable', "The runtime's stream server closed the connection.", {
-              detail: describe(error),
+              detail: describeError(error),
               cause: error,
             }),
           ),
@@ -396,33 +335,8 @@ function checkSwitch(response: IncomingMessage, offered: readonly string[]): str
   return undefined;
 }
 
-/** Certificate verification failures (OpenSSL's codes and Node's host name check). */
-const CERTIFICATE_ERRORS: ReadonlySet<string> = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_NOT_YET_VALID',
-  'CERT_HAS_EXPIRED',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'INVALID_CA',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 function ignoreError(): void {
   // Errors before the session owns the socket surface through the step that failed.
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code !== undefined ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
 }
 
 function abortReason(signal: AbortSignal): AppError {
@@ -430,31 +344,4 @@ function abortReason(signal: AbortSignal): AppError {
   return reason instanceof AppError
     ? reason
     : new AppError({ code: 'cancelled', message: 'The stream upgrade was cancelled.' });
-}
-
-/** Races `promise` with `signal`; a value that arrives after the abort goes to `onLate`. */
-function abortable<T>(
-  promise: Promise<T>,
-  signal: AbortSignal,
-  onLate: (value: T) => void,
-): Promise<T> {
-  if (signal.aborted) {
-    promise.then(onLate, () => undefined);
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) onLate(value);
-        else resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }

@@ -6,12 +6,20 @@
  * deadline passed or the caller cancelled.
  */
 import type { IncomingMessage } from 'node:http';
-import { isIP, type createConnection } from 'node:net';
+import type { createConnection } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
 import { AppError } from '../../../../shared/errors';
-import { directDialer, readRefusalBody, type Dialer, type StreamTlsOptions } from '../dial';
+import {
+  abortable,
+  connectTls,
+  describeError,
+  describeTlsFailure,
+  directDialer,
+  readRefusalBody,
+  type Dialer,
+  type StreamTlsOptions,
+} from '../dial';
 import { upgradeFailure, upgradeRefused } from './upgrade-error';
 
 export type { StreamTlsOptions } from '../dial';
@@ -32,37 +40,11 @@ export interface WebSocketConnectOptions {
 export const defaultUpgradeTimeoutMs = 10_000;
 /** The server's messages are small (it copies in 32 KiB reads); anything huge is hostile. */
 const defaultMaxPayload = 32 * 1024 * 1024 + 1;
-/** A refusal's body is a one-line reason; never buffer more than this of it. */
-
-/** Certificate verification failures (OpenSSL's codes and Node's host name check). */
-const certificateErrors: ReadonlySet<string> = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_NOT_YET_VALID',
-  'CERT_HAS_EXPIRED',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'INVALID_CA',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 interface Endpoint {
   readonly secure: boolean;
   readonly host: string;
   readonly port: number;
   readonly wsUrl: string;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code !== undefined ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
 }
 
 export async function connectWebSocket(options: WebSocketConnectOptions): Promise<WebSocket> {
@@ -107,7 +89,7 @@ export async function connectWebSocket(options: WebSocketConnectOptions): Promis
         'unavailable',
         `Could not reach the stream server at ${endpoint.host}:${endpoint.port}.`,
         {
-          detail: describe(error),
+          detail: describeError(error),
           hint: 'The runtime may have stopped, or its stream server address is not reachable from here.',
           cause: error,
         },
@@ -116,7 +98,13 @@ export async function connectWebSocket(options: WebSocketConnectOptions): Promis
     opened.push(raw);
     let socket = raw;
     if (endpoint.secure) {
-      socket = await wrapTls(raw, endpoint, options.tls, signal, fail);
+      socket = await connectTls(raw, endpoint.host, options.tls, signal).catch(
+        (error: unknown) => {
+          if (signal.aborted) throw reason(signal);
+          const failure = describeTlsFailure(error as Error);
+          throw fail(failure.code, failure.message, { ...failure, cause: error });
+        },
+      );
       opened.push(socket);
     }
     return await upgrade(socket, endpoint, options, signal, fail);
@@ -161,92 +149,6 @@ function reason(signal: AbortSignal): AppError {
   return value instanceof AppError
     ? value
     : new AppError({ code: 'cancelled', message: 'Opening the stream was cancelled.' });
-}
-
-/** Races `promise` with `signal`; a value that arrives after the abort goes to `onLate`. */
-function abortable<T>(
-  promise: Promise<T>,
-  signal: AbortSignal,
-  onLate: (value: T) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let done = false;
-    const onAbort = (): void => {
-      done = true;
-      reject(reason(signal));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (done) onLate(value);
-        else resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!done) reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-/** TLS on top of whatever the dialer returned (a TCP socket or an SSH channel). */
-function wrapTls(
-  raw: Duplex,
-  endpoint: Endpoint,
-  tls: StreamTlsOptions | undefined,
-  signal: AbortSignal,
-  fail: Fail,
-): Promise<Duplex> {
-  const servername = tls?.servername ?? (isIP(endpoint.host) === 0 ? endpoint.host : undefined);
-  const socket = tlsConnect({
-    socket: raw,
-    host: tls?.servername ?? endpoint.host,
-    rejectUnauthorized: tls?.rejectUnauthorized ?? true,
-    ...(tls?.ca !== undefined && { ca: tls.ca }),
-    ...(servername !== undefined && { servername }),
-  });
-  return new Promise((resolve, reject) => {
-    const cleanup = (): void => {
-      socket.off('secureConnect', onConnect);
-      socket.off('error', onError);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onConnect = (): void => {
-      cleanup();
-      resolve(socket);
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      socket.destroy();
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      reject(
-        certificateErrors.has(code)
-          ? fail(
-              'permission-denied',
-              "The runtime's stream server presented a certificate that is not trusted.",
-              {
-                detail: describe(error),
-                hint: "containerd's TLS streaming (enable_tls_streaming) uses a self-signed certificate. Provide its CA in the node's settings, or allow the stream server's self-signed certificate there.",
-                cause: error,
-              },
-            )
-          : fail('unavailable', "The TLS handshake with the runtime's stream server failed.", {
-              detail: describe(error),
-              cause: error,
-            }),
-      );
-    };
-    const onAbort = (): void => {
-      cleanup();
-      socket.destroy();
-      reject(reason(signal));
-    };
-    socket.on('secureConnect', onConnect);
-    socket.on('error', onError);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function upgrade(
@@ -340,7 +242,7 @@ function upgrade(
       }
       settle(
         fail('unavailable', 'The WebSocket upgrade with the stream server failed.', {
-          detail: describe(error),
+          detail: describeError(error),
           cause: error,
         }),
       );
