@@ -37,7 +37,11 @@ export interface Events {
   readonly forwards: [argument: undefined, payload: readonly ForwardEntry[]];
   /** An open log's growth, rotation and end. */
   readonly logs: [argument: { readonly logId: string }, payload: LogUpdate];
-  /** A connected node's container and pod stats, polled while subscribed. */
+  /**
+   * A connected node's container and pod stats, polled while anyone is subscribed: the
+   * recent history first (`reset: true`), then each sample. Ends with an error when the
+   * node disconnects.
+   */
   readonly stats: [argument: { readonly nodeId: string }, payload: StatsUpdate];
 }
 

@@ -172,6 +172,11 @@ export interface LogsService {
     from: number,
     count: number,
   ): Promise<{ readonly lines: readonly LogLine[]; readonly total: number }>;
+  /**
+   * The view's lines that match, in order (default limit 10,000). An empty text matches
+   * nothing, and lets the core prepare for the searches to come: ask for it when the user
+   * starts typing a query.
+   */
   search(
     logId: string,
     view: LogView,

@@ -36,7 +36,8 @@ export interface LogLine {
 
 export interface LogInfo {
   readonly logId: string;
-  readonly sessionId: string;
+  /** The follow's session in the monitor; none when the log was read once, not followed. */
+  readonly sessionId?: string;
   readonly nodeId: string;
   readonly containerId: string;
   readonly containerName: string;

@@ -1,3 +1,4 @@
+import type { AppErrorData } from '../errors';
 import type { EpochMillis } from './common';
 
 /** Raw counters as the runtime reports them; rates (CPU %) are computed from deltas later. */
@@ -61,15 +62,32 @@ export interface PodUsage {
 /** One poll of a node's stats. */
 export interface StatsSample {
   readonly at: EpochMillis;
+  /** Containers with any usage reported (exited ones report none and are left out). */
   readonly containers: readonly ContainerUsage[];
   /** Empty when the runtime has no pod stats (see `podStatsSupported`). */
   readonly pods: readonly PodUsage[];
-  /** ListPodSandboxStats answered UNIMPLEMENTED (containerd 1.6 and older…). */
+  /** ListPodSandboxStats answered UNIMPLEMENTED: this runtime has no pod stats at all. */
   readonly podStatsSupported: boolean;
   readonly containerStatsSupported: boolean;
+  /**
+   * Why pod stats are missing or partial although the runtime has them: containerd fails
+   * ListPodSandboxStats as a whole when one ready pod has no cgroup of its own, and Porthole
+   * then reads the pods one by one, leaving out those that fail.
+   */
+  readonly podStatsError?: AppErrorData;
 }
 
-/** A stats subscription's payload: the recent history first, then each new sample. */
+/**
+ * A stats subscription's payload: the recent history first (with `reset`), then each new
+ * sample as it is taken.
+ */
 export interface StatsUpdate {
+  /** True on a subscription's first payload: these samples replace whatever came before. */
+  readonly reset: boolean;
   readonly samples: readonly StatsSample[];
+  /** How often the node is polled, and how far back the history goes. */
+  readonly intervalMs: number;
+  readonly historyMs: number;
+  /** The last poll failed (no sample); polling goes on, and the next success clears it. */
+  readonly error?: AppErrorData;
 }

@@ -1,14 +1,19 @@
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
-// DEVELOPMENT SCAFFOLD (removed before landing): services not yet built refuse.
-import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
 import { DisposableStore, type Disposable } from '../../../shared/lifecycle';
 import { SessionRegistry } from '../sessions';
+import { StatsHub } from '../stats';
+import { TerminalManager } from '../terminals';
 import { createEventSource } from './events';
+import { ForwardManager } from './forwards';
+import { ForwardsServiceImpl, forwardsEventSource } from './forwards-service';
 import { LifecycleServiceImpl } from './lifecycle-service';
+import { LogsServiceImpl } from './logs-service';
 import { NodeManager, type NodeManagerOptions } from './nodes';
 import { NodesServiceImpl } from './nodes-service';
 import { ResourcesServiceImpl } from './resources-service';
 import { SessionsServiceImpl, sessionsEventSource } from './sessions-service';
+import { statsEventSource } from './stats-events';
+import { TerminalsServiceImpl, terminalEventSource } from './terminals-service';
 
 export interface CoreServices extends Disposable {
   readonly services: ServiceHandlers;
@@ -26,18 +31,27 @@ export function createCoreServices(options: NodeManagerOptions): CoreServices {
   const store = new DisposableStore();
   const nodes = store.add(new NodeManager(options));
   const sessions = store.add(new SessionRegistry());
+  const logs = store.add(new LogsServiceImpl(nodes, sessions));
+  const terminals = store.add(new TerminalManager({ nodes, sessions }));
+  const stats = store.add(new StatsHub(nodes));
+  const forwards = store.add(new ForwardManager({ nodes, sessions, configDir: options.configDir }));
   return {
     services: {
-      ...fakeServices(),
       nodes: new NodesServiceImpl(nodes),
       resources: new ResourcesServiceImpl(nodes),
       lifecycle: new LifecycleServiceImpl(nodes),
       sessions: new SessionsServiceImpl(sessions),
+      logs,
+      terminals: new TerminalsServiceImpl(terminals),
+      forwards: new ForwardsServiceImpl(forwards),
     },
     events: {
-      ...fakeEvents(),
       ...createEventSource(nodes),
       sessions: sessionsEventSource(sessions),
+      logs: logs.events,
+      terminal: terminalEventSource(terminals),
+      stats: statsEventSource(stats),
+      forwards: forwardsEventSource(forwards),
     },
     nodes,
     sessions,

@@ -50,6 +50,7 @@ export type NodeClient = Pick<
   | 'reopenContainerLog'
   | 'listContainerStats'
   | 'listPodStats'
+  | 'podStats'
   | 'dispose'
 >;
 
@@ -284,6 +285,19 @@ export class NodeManager implements Disposable {
       throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
     }
     return connection.ssh?.dialer ?? directDialer;
+  }
+
+  /**
+   * How a connected node's files are reached: its SSH connection, or undefined for a node
+   * on this machine (read with node:fs).
+   */
+  sshSession(nodeId: string): SshSession | undefined {
+    const connection = this.connections.get(nodeId);
+    if (connection === undefined) {
+      const entry = this.entry(nodeId);
+      throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
+    }
+    return connection.ssh;
   }
 
   /** Subscribes to a connected node's resources (see ResourceWatcher). */

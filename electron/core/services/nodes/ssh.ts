@@ -1,11 +1,15 @@
 import type { HostKeyPrompt, SshNodeProfile, SshTarget } from '../../../../shared/model';
 import type { SshNodeConnection } from '../../ssh';
 
-/** The parts of an SshNodeConnection the node manager uses; tests substitute fakes. */
+/**
+ * The parts of an SshNodeConnection the node manager uses; tests substitute fakes. File
+ * access (container logs over SFTP) is optional so that in-memory fakes need not have it.
+ */
 export type SshSession = Pick<
   SshNodeConnection,
   'endpoint' | 'dialer' | 'state' | 'onDidChangeState' | 'runtimeSocketPath' | 'dispose'
->;
+> &
+  Partial<Pick<SshNodeConnection, 'openRemoteFile' | 'followRemoteFile'>>;
 
 /** How an SSH connection attempt reaches the user, and how it is called off. */
 export interface OpenSshOptions {

@@ -159,6 +159,7 @@ export class FakeNodeClient implements NodeClient {
   listContainerStats: NodeClient['listContainerStats'] = () =>
     this.unsupported('listContainerStats');
   listPodStats: NodeClient['listPodStats'] = () => this.unsupported('listPodStats');
+  podStats: NodeClient['podStats'] = () => this.unsupported('podStats');
   async imageStatus(image: string): Promise<Image | undefined> {
     await this.check(`imageStatus ${image}`);
     return this.images.find((candidate) => candidate.repoTags.includes(image));

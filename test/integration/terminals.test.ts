@@ -1,0 +1,430 @@
+/**
+ * Terminals through the core's services, over the RPC as the UI calls them, against the
+ * lab's containerd 1.6 and 2.x: the shell probe, a shell's input and output, resize,
+ * Ctrl-C, exit codes in the pane and the session monitor, attach with and without a tty,
+ * flow control under a flood, a container stopped under a session, and bad targets.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../electron/core/composition';
+import { CriClient } from '../../electron/core/cri';
+import { defaultFlowLimits } from '../../electron/core/terminals';
+import type { AppError } from '../../shared/errors';
+import type { Disposable } from '../../shared/lifecycle';
+import type { TerminalEvent, TerminalInfo, TerminalOpenRequest } from '../../shared/model';
+import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
+import { rejection } from '../support/errors';
+import {
+  busyboxContainerConfig,
+  LAB_IMAGES,
+  labRuntimes,
+  podSandboxConfig,
+  type LabPodSandboxConfig,
+  type LabRuntime,
+} from '../support/lab';
+
+type ExitEvent = Extract<TerminalEvent, { type: 'exit' }>;
+
+/** What a pane would see of one terminal: its bytes, per stream, and its exit. */
+class Pane implements Disposable {
+  readonly chunks: { stream: 'stdout' | 'stderr'; data: Buffer }[] = [];
+  received = 0;
+  exit: ExitEvent | undefined;
+  error: AppError | undefined;
+  /** Acknowledge as a pane does once drawn; off to watch flow control hold. */
+  autoAck = true;
+  private readonly subscription: Disposable;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly client: RpcClient,
+    readonly info: TerminalInfo,
+  ) {
+    this.subscription = client.subscribe(
+      'terminal',
+      { terminalId: info.terminalId },
+      (event) => {
+        if (event.type === 'output') {
+          const data = Buffer.from(event.data, 'base64');
+          this.chunks.push({ stream: event.stream, data });
+          this.received += data.length;
+          if (this.autoAck) this.ack(data.length);
+        } else {
+          this.exit = event;
+        }
+        for (const waiter of [...this.waiters]) waiter();
+      },
+      (error) => (this.error = error),
+    );
+  }
+
+  ack(bytes: number): void {
+    this.client.services.terminals.ack(this.info.terminalId, bytes).catch(() => undefined);
+  }
+
+  text(stream?: 'stdout' | 'stderr'): string {
+    return Buffer.concat(
+      this.chunks.filter((c) => stream === undefined || c.stream === stream).map((c) => c.data),
+    ).toString('utf8');
+  }
+
+  write(data: string): Promise<void> {
+    return this.client.services.terminals.write(this.info.terminalId, data);
+  }
+
+  /** Waits for a condition checked on every event. */
+  until<T>(check: () => T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const test = (): boolean => {
+        const value = check();
+        if (value === undefined || value === false) return false;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(value);
+        return true;
+      };
+      const waiter = (): void => void test();
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(
+          new Error(
+            `timed out waiting for ${what}; output so far: ${JSON.stringify(this.text().slice(-400))}`,
+          ),
+        );
+      }, timeoutMs);
+      this.waiters.add(waiter);
+      test();
+    });
+  }
+
+  /** Waits until the output (from `from` on) matches. */
+  waitFor(pattern: RegExp, from = 0, timeoutMs?: number): Promise<RegExpExecArray> {
+    return this.until(
+      () => pattern.exec(this.text().slice(from)) ?? undefined,
+      `${pattern}`,
+      timeoutMs,
+    );
+  }
+
+  waitForExit(timeoutMs?: number): Promise<ExitEvent> {
+    return this.until(() => this.exit, 'the exit event', timeoutMs);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
+
+const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
+  '%s',
+  (_id, runtime: LabRuntime) => {
+    const nodeId = `local:${runtime.endpoint}`;
+    const labels = { 'porthole.case': `terminals-${runtime.id}` };
+    let dir: string;
+    let core: Core;
+    let client: RpcClient;
+    let server: Disposable;
+    let cri: CriClient;
+    let pod: LabPodSandboxConfig;
+    let podId = '';
+    let sleeper = '';
+    let ttyShell = '';
+    let chatter = '';
+    let noShell = '';
+    const panes: Pane[] = [];
+
+    const start = async (
+      name: string,
+      command: string[],
+      options: { tty?: boolean; stdin?: boolean; image?: string } = {},
+    ): Promise<string> => {
+      const id = await cri.createContainer(
+        podId,
+        busyboxContainerConfig(name, command, { labels, ...options }),
+        pod,
+      );
+      await cri.startContainer(id);
+      return id;
+    };
+
+    const open = async (request: Partial<TerminalOpenRequest> = {}): Promise<Pane> => {
+      const info = await client.services.terminals.open({
+        nodeId,
+        containerId: sleeper,
+        kind: 'exec',
+        cols: 100,
+        rows: 30,
+        ...request,
+      });
+      const pane = new Pane(client, info);
+      panes.push(pane);
+      return pane;
+    };
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'porthole-terminals-'));
+      core = createCore({
+        configDir: join(dir, 'config'),
+        env: { CONTAINER_RUNTIME_ENDPOINT: runtime.endpoint, CRI_CONFIG_FILE: join(dir, 'none') },
+      });
+      const [clientPort, serverPort] = createMessagePortPair({ clone: 'json' });
+      server = serve(serverPort, core.services, core.events);
+      client = createClient(clientPort);
+      await client.services.nodes.connect(nodeId);
+      cri = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 20_000 });
+      pod = podSandboxConfig('terminals', { runtime, labels });
+      podId = await cri.runPod(pod);
+      sleeper = await start('sleeper', ['sleep', '3600']);
+      ttyShell = await start('tty-shell', ['sh'], { tty: true, stdin: true });
+      chatter = await start('chatter', [
+        'sh',
+        '-c',
+        'i=0; while true; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); sleep 0.2; done',
+      ]);
+      noShell = await start('no-shell', [], { image: LAB_IMAGES.pause });
+      // Flood material: `yes` writes a line per syscall, which a PTY passes slowly;
+      // `cat` of a file writes in blocks, as a real flood (a log, a build) does.
+      await cri.execSync(sleeper, [
+        'sh',
+        '-c',
+        'head -c 7864320 /dev/urandom | base64 > /tmp/flood',
+      ]);
+    });
+
+    afterAll(async () => {
+      for (const pane of panes) pane.dispose();
+      client?.dispose();
+      server?.dispose();
+      core?.dispose();
+      if (podId !== '') {
+        await cri.stopPod(podId).catch(() => undefined);
+        await cri.removePod(podId).catch(() => undefined);
+      }
+      cri?.dispose();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('probes the shell: ash in busybox, none in the pause image', async () => {
+      expect(await client.services.terminals.probeShell(nodeId, sleeper)).toEqual(['ash']);
+      const error = await rejection(client.services.terminals.probeShell(nodeId, noShell));
+      expect(error.code).toBe('not-found');
+      expect(error.message).toBe('This container has no shell (none of bash, ash or sh).');
+      expect(error.hint).toMatch(/distroless/);
+    });
+
+    describe.each(['spdy', 'websocket'] as const)('over %s', (transport) => {
+      it('runs the probed shell: echo, the initial size, resize', async () => {
+        const pane = await open({ transport });
+        expect(pane.info).toMatchObject({
+          kind: 'exec',
+          command: ['ash'],
+          tty: true,
+          stdin: true,
+          transport,
+          containerName: 'sleeper',
+        });
+        await pane.write('echo hi\r');
+        await pane.waitFor(/\r\nhi\r\n/);
+        // The PTY had its size before the first byte.
+        let from = pane.text().length;
+        await pane.write('stty size\r');
+        await pane.waitFor(/\r\n30 100\r\n/, from);
+        await client.services.terminals.resize(pane.info.terminalId, 120, 40);
+        from = pane.text().length;
+        await pane.write('stty size\r');
+        await pane.waitFor(/\r\n40 120\r\n/, from);
+        await client.services.terminals.close(pane.info.terminalId);
+        expect((await pane.waitForExit()).reason).toBe('The terminal was closed.');
+      });
+    });
+
+    it('interrupts `sleep 100` with Ctrl-C promptly', async () => {
+      const pane = await open({ command: ['sh'] });
+      await pane.write('sleep 100\r');
+      await sleep(300);
+      const from = pane.text().length;
+      const started = performance.now();
+      await pane.write('\x03');
+      await pane.write('echo after-$((40+2))\r');
+      await pane.waitFor(/after-42/, from, 5000);
+      const elapsed = performance.now() - started;
+      console.log(`[${runtime.id}] Ctrl-C → prompt again: ${elapsed.toFixed(1)} ms`);
+      expect(elapsed).toBeLessThan(2000);
+      expect(pane.exit).toBeUndefined();
+    });
+
+    it('echoes keystrokes quickly', async () => {
+      const pane = await open();
+      await pane.waitFor(/\/ # /);
+      const latencies: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const before = pane.received;
+        const started = performance.now();
+        await pane.write(String.fromCharCode(97 + (i % 26)));
+        await pane.until(() => pane.received > before, 'the echo', 2000);
+        latencies.push(performance.now() - started);
+      }
+      await pane.write('\x15'); // clear the line again
+      const p50 = percentile(latencies, 50);
+      const p99 = percentile(latencies, 99);
+      console.log(
+        `[${runtime.id}] keystroke echo through the core (RPC in process): p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
+      );
+      expect(p50).toBeLessThan(5);
+    });
+
+    it('keeps the session when the pane goes away; the next one continues', async () => {
+      const first = await open();
+      await first.write('echo one\r');
+      await first.waitFor(/\r\none\r\n/);
+      first.dispose();
+      // Nobody listens: the output waits in the core.
+      await client.services.terminals.write(first.info.terminalId, 'echo two-$((1+1))\r');
+      await sleep(300);
+      const second = new Pane(client, first.info);
+      panes.push(second);
+      await second.waitFor(/two-2/);
+      expect(second.text()).not.toMatch(/one/);
+      await client.services.terminals.close(first.info.terminalId);
+    });
+
+    it('reports `exit 3` to the pane and the session monitor', async () => {
+      const pane = await open();
+      await pane.write('exit 3\r');
+      const exit = await pane.waitForExit();
+      expect(exit).toEqual({ type: 'exit', exitCode: 3, reason: 'Exited with code 3.' });
+      const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
+      expect(session).toMatchObject({
+        kind: 'exec',
+        state: 'ended',
+        exitCode: 3,
+        stateReason: 'Exited with code 3.',
+        detail: 'ash',
+        transport: 'spdy',
+        target: {
+          description: `porthole-test/terminals › sleeper`,
+          containerName: 'sleeper',
+          podName: 'terminals',
+          namespace: 'porthole-test',
+        },
+      });
+      expect(session?.bytesOut).toBe('exit 3\r'.length);
+      expect(session?.bytesIn).toBe(pane.received);
+      // Forgotten once delivered: further calls say it has ended.
+      const error = await rejection(pane.write('x'));
+      expect(error.code).toBe('not-found');
+    });
+
+    it('is ended from the session monitor, and the pane is told so', async () => {
+      const pane = await open();
+      await pane.write('echo up\r');
+      await pane.waitFor(/\r\nup\r\n/);
+      await client.services.sessions.kill(pane.info.sessionId);
+      expect(await pane.waitForExit()).toEqual({
+        type: 'exit',
+        reason: 'The session was ended from the session monitor.',
+      });
+      const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
+      expect(session).toMatchObject({ state: 'ended', killable: false });
+    });
+
+    it('attaches to a tty container, and closing leaves it running', async () => {
+      const pane = await open({ kind: 'attach', containerId: ttyShell });
+      expect(pane.info).toMatchObject({ kind: 'attach', tty: true, stdin: true, command: [] });
+      await pane.write('echo attached $((6*7))\r');
+      await pane.waitFor(/attached 42/);
+      const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
+      expect(session).toMatchObject({ kind: 'attach', state: 'active' });
+      expect(session?.detail).toBeUndefined();
+      await client.services.terminals.close(pane.info.terminalId);
+      await pane.waitForExit();
+      expect((await cri.containerStatus(ttyShell)).state).toBe('running');
+    });
+
+    it('attaches without a tty: stdout and stderr apart, no input', async () => {
+      const pane = await open({ kind: 'attach', containerId: chatter });
+      expect(pane.info).toMatchObject({ tty: false, stdin: false });
+      await pane.waitFor(/out \d+\n/);
+      await pane.until(() => /err \d+\n/.test(pane.text('stderr')), 'stderr');
+      expect(pane.text('stdout')).not.toMatch(/err/);
+      expect(pane.text('stderr')).not.toMatch(/out/);
+      const error = await rejection(pane.write('x'));
+      expect(error.code).toBe('failed-precondition');
+      await client.services.terminals.close(pane.info.terminalId);
+    });
+
+    it('holds a flood at the watermark without acknowledgements, and resumes on them', async () => {
+      const pane = await open({ command: ['sh', '-c', 'while :; do cat /tmp/flood; done'] });
+      pane.autoAck = false;
+      const limit = defaultFlowLimits.highWatermark + 64 * 1024;
+      await pane.until(() => pane.received >= defaultFlowLimits.highWatermark, 'the watermark');
+      await sleep(500);
+      const held = pane.received;
+      const bytesIn = core.sessions.list().find((s) => s.id === pane.info.sessionId)?.bytesIn;
+      console.log(`[${runtime.id}] flood held at ${held} unacknowledged bytes`);
+      expect(held).toBeLessThanOrEqual(limit);
+      // Not read ahead either: the core stopped reading, the container is held back.
+      expect(bytesIn).toBe(held);
+      await sleep(300);
+      expect(pane.received).toBe(held);
+      // Acknowledge as a pane would: the flood flows again.
+      pane.autoAck = true;
+      pane.ack(held);
+      const started = performance.now();
+      await pane.until(() => pane.received >= held + 20 * 1024 * 1024, '20 MiB more', 30_000);
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `[${runtime.id}] flood through the core with acks: ${((pane.received - held) / 1024 / 1024 / seconds).toFixed(1)} MiB/s`,
+      );
+      await client.services.terminals.close(pane.info.terminalId);
+    });
+
+    it('ends with a clear reason when the container is stopped under the session', async () => {
+      const victim = await start('victim', ['sleep', '3600']);
+      const pane = await open({ containerId: victim });
+      await pane.write('echo ready\r');
+      await pane.waitFor(/\r\nready\r\n/);
+      await cri.stopContainer(victim, 0);
+      const exit = await pane.waitForExit();
+      console.log(`[${runtime.id}] container stopped: ${JSON.stringify(exit)}`);
+      expect(exit.reason).toMatch(/^The container stopped \(exit code \d+\)\.$/);
+      const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
+      expect(session).toMatchObject({ state: 'ended', stateReason: exit.reason });
+    });
+
+    it('says so when the command does not exist', async () => {
+      const pane = await open({ command: ['no-such-program'] });
+      const exit = await pane.waitForExit();
+      expect(exit).toMatchObject({
+        reason: 'no-such-program was not found in the container.',
+        error: { code: 'not-found' },
+      });
+      expect(exit.error?.detail).toMatch(/executable file not found/);
+    });
+
+    it('refuses unknown and stopped containers clearly', async () => {
+      const unknown = await rejection(open({ containerId: 'f'.repeat(64) }));
+      expect(unknown.code).toBe('not-found');
+      expect(unknown.message).toBe(
+        `There is no container ffffffffffff on ${core.nodes.nodeName(nodeId)}.`,
+      );
+      const stopped = await start('stopped', ['true']);
+      await sleep(500);
+      const notRunning = await rejection(open({ containerId: stopped }));
+      expect(notRunning.code).toBe('failed-precondition');
+      expect(notRunning.message).toMatch(/^The container stopped is not running \(exited/);
+      const badSize = await rejection(open({ cols: 0 }));
+      expect(badSize.code).toBe('invalid-argument');
+      const unknownTerminal = await rejection(client.services.terminals.ack('nope', 1));
+      expect(unknownTerminal.code).toBe('not-found');
+    });
+  },
+);
