@@ -1,6 +1,15 @@
 import type { Locator, Page } from 'playwright-core';
 
-export type ViewName = 'Nodes' | 'Pods' | 'Containers' | 'Images';
+export type ViewName =
+  | 'Nodes'
+  | 'Pods'
+  | 'Containers'
+  | 'Images'
+  | 'Terminals'
+  | 'Port forwards'
+  | 'Sessions'
+  | 'Logs'
+  | 'Stats';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {

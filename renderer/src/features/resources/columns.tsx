@@ -1,6 +1,7 @@
 import { Badge, StateBadge } from '../../ui/Badge';
 import { formatBytes } from '../../ui/format';
 import type { Column } from '../../ui/VirtualTable';
+import { statsColumns } from '../stats/columns';
 import { Age, NodeName, PodLink } from './cells';
 import {
   shortId,
@@ -50,6 +51,7 @@ const podColumns: readonly Column<PodRow>[] = [
     sortable: true,
     render: (row) => <StateBadge state={row.state} />,
   },
+  ...statsColumns<PodRow>('pods'),
   {
     id: 'containers',
     priority: 50,
@@ -146,6 +148,7 @@ const containerColumns: readonly Column<ContainerRow>[] = [
     sortable: true,
     render: (row) => <StateBadge state={row.state} />,
   },
+  ...statsColumns<ContainerRow>('containers'),
   {
     id: 'attempt',
     priority: 20,

@@ -1,0 +1,470 @@
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import { useModel, useNodes, useResources } from '../../app/context';
+import { isEditableTarget } from '../../app/keyboard';
+import { EmptyState } from '../../ui/EmptyState';
+import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
+import { formatCount } from '../../ui/format';
+import { Icon } from '../../ui/icons';
+import { resourceKey } from '../resources/model';
+import { LogList } from './LogList';
+import {
+  logsControllerOf,
+  searchLimit,
+  type LogsController,
+  type LogTarget,
+  type StreamChoice,
+} from './logs-store';
+import './logs.css';
+
+const tailChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
+  { label: 'Last 100 lines', value: 100 },
+  { label: 'Last 1,000 lines', value: 1000 },
+  { label: 'Last 10,000 lines', value: 10_000 },
+  { label: 'Last 100,000 lines', value: 100_000 },
+  { label: 'Whole file', value: undefined },
+];
+
+const sinceChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
+  { label: 'Any time', value: undefined },
+  { label: 'Last 5 minutes', value: 300 },
+  { label: 'Last 15 minutes', value: 900 },
+  { label: 'Last hour', value: 3600 },
+  { label: 'Last 6 hours', value: 6 * 3600 },
+  { label: 'Last 24 hours', value: 24 * 3600 },
+];
+
+function targetKey(target: Pick<LogTarget, 'nodeId' | 'containerId'>): string {
+  return `${target.nodeId}\u0000${target.containerId}`;
+}
+
+/** Every container on the connected nodes, to pick one from. */
+function ContainerPicker({ controller }: { controller: LogsController }) {
+  const target = useStore(controller.store, (state) => state.target);
+  const containers = useResources((state) => state.index.containers);
+  const pods = useResources((state) => state.index.pods);
+  const nodes = useNodes((state) => state.nodes);
+  const groups = useMemo(() => {
+    const byNode = new Map<string, { key: string; label: string; target: LogTarget }[]>();
+    for (const container of containers.values()) {
+      const pod = pods.get(resourceKey(container.nodeId, container.podSandboxId));
+      const entry = {
+        key: targetKey({ nodeId: container.nodeId, containerId: container.id }),
+        label: `${pod === undefined ? '' : `${pod.namespace}/${pod.name} › `}${container.name} (${container.state}${container.attempt > 0 ? `, attempt ${container.attempt}` : ''})`,
+        target: {
+          nodeId: container.nodeId,
+          containerId: container.id,
+          containerName: container.name,
+          ...(pod !== undefined && { podName: pod.name, namespace: pod.namespace }),
+        },
+      };
+      const list = byNode.get(container.nodeId) ?? [];
+      list.push(entry);
+      byNode.set(container.nodeId, list);
+    }
+    return [...byNode.entries()].map(([nodeId, entries]) => ({
+      nodeId,
+      name: nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
+      entries: entries.sort((a, b) => a.label.localeCompare(b.label)),
+    }));
+  }, [containers, pods, nodes]);
+  const selected = target === undefined ? '' : targetKey(target);
+  const listed = groups.some((group) => group.entries.some((entry) => entry.key === selected));
+  return (
+    <select
+      className="select log-container-select"
+      aria-label="Container"
+      value={selected}
+      onChange={(event) => {
+        const entry = groups
+          .flatMap((group) => group.entries)
+          .find((candidate) => candidate.key === event.target.value);
+        if (entry !== undefined) void controller.openFor(entry.target);
+      }}
+    >
+      {target === undefined && <option value="">Choose a container…</option>}
+      {target !== undefined && !listed && (
+        <option value={selected}>
+          {target.podName === undefined ? '' : `${target.podName} › `}
+          {target.containerName} (gone)
+        </option>
+      )}
+      {groups.map((group) => (
+        <optgroup key={group.nodeId} label={group.name}>
+          {group.entries.map((entry) => (
+            <option key={entry.key} value={entry.key}>
+              {entry.label}
+            </option>
+          ))}
+        </optgroup>
+      ))}
+    </select>
+  );
+}
+
+function OpenOptions({ controller }: { controller: LogsController }) {
+  const options = useStore(controller.store, (state) => state.options);
+  const opening = useStore(controller.store, (state) => state.phase === 'opening');
+  return (
+    <>
+      <select
+        className="select"
+        aria-label="Lines"
+        value={String(tailChoices.findIndex((choice) => choice.value === options.tailLines))}
+        disabled={opening}
+        onChange={(event) =>
+          void controller.setOptions({ tailLines: tailChoices[Number(event.target.value)]?.value })
+        }
+      >
+        {tailChoices.map((choice, index) => (
+          <option key={choice.label} value={index}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <select
+        className="select"
+        aria-label="Since"
+        value={String(sinceChoices.findIndex((choice) => choice.value === options.sinceSeconds))}
+        disabled={opening}
+        onChange={(event) =>
+          void controller.setOptions({
+            sinceSeconds: sinceChoices[Number(event.target.value)]?.value,
+          })
+        }
+      >
+        {sinceChoices.map((choice, index) => (
+          <option key={choice.label} value={index}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <label
+        className="checkbox"
+        title="The container's previous attempt, like kubectl logs --previous"
+      >
+        <input
+          type="checkbox"
+          checked={options.previous}
+          disabled={opening}
+          onChange={(event) => void controller.setOptions({ previous: event.target.checked })}
+        />
+        Previous
+      </label>
+      <label className="checkbox" title="Keep reading what the container writes">
+        <input
+          type="checkbox"
+          checked={options.follow}
+          disabled={opening}
+          onChange={(event) => void controller.setOptions({ follow: event.target.checked })}
+        />
+        Follow
+      </label>
+    </>
+  );
+}
+
+function ViewOptions({ controller }: { controller: LogsController }) {
+  const { streams, timestamps } = useStore(
+    controller.store,
+    useShallow((state) => ({ streams: state.streams, timestamps: state.timestamps })),
+  );
+  return (
+    <>
+      <select
+        className="select"
+        aria-label="Streams"
+        value={streams}
+        onChange={(event) => controller.setStreams(event.target.value as StreamChoice)}
+      >
+        <option value="all">stdout and stderr</option>
+        <option value="stdout">stdout only</option>
+        <option value="stderr">stderr only</option>
+      </select>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={timestamps}
+          onChange={(event) => controller.setTimestamps(event.target.checked)}
+        />
+        Timestamps
+      </label>
+    </>
+  );
+}
+
+function SearchBar({ controller }: { controller: LogsController }) {
+  const search = useStore(controller.store, (state) => state.search);
+  const input = useRef<HTMLInputElement>(null);
+  const result = search.result;
+  const count = result?.lines.length ?? 0;
+
+  // Ctrl/Cmd+F and / search the log, wherever focus is (but in a field).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      const find = (event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'f';
+      const slash = event.key === '/' && !isEditableTarget(event.target);
+      if (!find && !slash) return;
+      event.preventDefault();
+      input.current?.focus();
+      input.current?.select();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  let status: ReactNode = null;
+  if (search.error !== undefined) {
+    status = (
+      <span className="filter-error" role="alert" title={search.error.detail}>
+        {search.error.message}
+      </span>
+    );
+  } else if (search.busy && result === undefined) {
+    status = <span className="muted">Searching…</span>;
+  } else if (result !== undefined && search.text !== '') {
+    status = (
+      <span className="log-search-status" aria-live="polite">
+        {result.total === 0
+          ? 'No matches'
+          : `${formatCount(search.current + 1)} of ${formatCount(result.total)}${result.truncated && result.total > count ? ` (first ${formatCount(searchLimit)} shown)` : ''}`}
+      </span>
+    );
+  }
+
+  return (
+    <div className="log-search" role="search" aria-label="Search the log">
+      <div className="search-field">
+        <Icon name="search" size={14} />
+        <input
+          ref={input}
+          className="input"
+          type="search"
+          placeholder="Search the log…  ( / )"
+          aria-label="Search the log"
+          spellCheck={false}
+          value={search.text}
+          onFocus={() => controller.prepareSearch()}
+          onChange={(event) => controller.setSearch({ text: event.target.value })}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              controller.step(event.shiftKey ? -1 : 1);
+            } else if (event.key === 'Escape' && search.text !== '') {
+              event.preventDefault();
+              event.stopPropagation();
+              controller.setSearch({ text: '' });
+            }
+          }}
+        />
+      </div>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost log-toggle"
+        aria-pressed={search.caseSensitive}
+        title="Match case"
+        onClick={() => controller.setSearch({ caseSensitive: !search.caseSensitive })}
+      >
+        Aa
+      </button>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost log-toggle"
+        aria-pressed={search.regex}
+        title="Regular expression"
+        onClick={() => controller.setSearch({ regex: !search.regex })}
+      >
+        .*
+      </button>
+      <button
+        type="button"
+        className="btn btn-small btn-icon"
+        aria-label="Previous match"
+        title="Previous match (Shift+Enter)"
+        disabled={count === 0}
+        onClick={() => controller.step(-1)}
+      >
+        ↑
+      </button>
+      <button
+        type="button"
+        className="btn btn-small btn-icon"
+        aria-label="Next match"
+        title="Next match (Enter)"
+        disabled={count === 0}
+        onClick={() => controller.step(1)}
+      >
+        ↓
+      </button>
+      {status}
+    </div>
+  );
+}
+
+function StatusBar({ controller }: { controller: LogsController }) {
+  const state = useStore(
+    controller.store,
+    useShallow((s) => ({
+      info: s.info,
+      total: s.total,
+      lineCount: s.lineCount,
+      streams: s.streams,
+      following: s.following,
+      stick: s.stick,
+      dropped: s.dropped,
+      download: s.download,
+      phase: s.phase,
+    })),
+  );
+  if (state.info === undefined || state.phase !== 'open') return null;
+  const shown =
+    state.streams === 'all'
+      ? `${formatCount(state.total)} lines`
+      : `${formatCount(state.total)} of ${formatCount(state.lineCount)} lines (${state.streams})`;
+  return (
+    <div className="log-status">
+      <span className={state.following ? 'log-live' : 'muted'}>
+        {state.following ? '● Following' : 'Not following'}
+      </span>
+      <span>{shown}</span>
+      {state.dropped > 0 && (
+        <span className="muted" title="Porthole keeps a bounded amount of a log in memory">
+          {formatCount(state.dropped)} older lines dropped
+        </span>
+      )}
+      <code className="log-path" title={state.info.path}>
+        {state.info.path}
+      </code>
+      <span className="toolbar-spacer" />
+      {!state.stick && (
+        <button type="button" className="btn btn-small" onClick={() => controller.jumpToEnd()}>
+          <Icon name="chevronDown" size={14} />
+          {state.following ? 'Follow new lines' : 'Go to end'}
+        </button>
+      )}
+      <button
+        type="button"
+        className="btn btn-small"
+        disabled={state.download !== undefined}
+        onClick={() => void controller.download()}
+      >
+        <Icon name="download" size={14} />
+        {state.download === undefined
+          ? 'Download'
+          : `Downloading… ${state.download.total === 0 ? 0 : Math.floor((state.download.saved / state.download.total) * 100)}%`}
+      </button>
+    </div>
+  );
+}
+
+function Problems({ controller }: { controller: LogsController }) {
+  const { openError, followError, phase, following, options } = useStore(
+    controller.store,
+    useShallow((state) => ({
+      openError: state.openError,
+      followError: state.followError,
+      phase: state.phase,
+      following: state.following,
+      options: state.options,
+    })),
+  );
+  if (phase === 'failed' && openError !== undefined) {
+    return (
+      <ErrorBanner
+        error={openError}
+        title="Could not open the log"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
+            <Icon name="refresh" size={14} />
+            Retry
+          </button>
+        }
+      />
+    );
+  }
+  if (phase === 'open' && followError !== undefined && !following) {
+    return (
+      <ErrorBanner
+        tone="warn"
+        error={followError}
+        title="Stopped following the log"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
+            <Icon name="refresh" size={14} />
+            Reopen
+          </button>
+        }
+      />
+    );
+  }
+  if (phase === 'open' && options.follow && !following) {
+    return (
+      <InfoBanner
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
+            <Icon name="refresh" size={14} />
+            Reopen
+          </button>
+        }
+      >
+        No longer following: the follow was stopped (from the session monitor).
+      </InfoBanner>
+    );
+  }
+  return null;
+}
+
+function Body({ controller }: { controller: LogsController }) {
+  const { phase, target, total } = useStore(
+    controller.store,
+    useShallow((state) => ({ phase: state.phase, target: state.target, total: state.total })),
+  );
+  if (target === undefined) {
+    return (
+      <EmptyState icon="logs" title="No log open">
+        Pick a container above, or open its logs from the Containers view (the Logs button in its
+        details).
+      </EmptyState>
+    );
+  }
+  if (phase === 'opening') {
+    return (
+      <div className="empty-state" role="status">
+        <span className="spinner" />
+        Reading the log of {target.containerName}…
+      </div>
+    );
+  }
+  if (phase !== 'open') return null;
+  return (
+    <>
+      <LogList controller={controller} />
+      {total === 0 && (
+        <div className="log-empty muted">The log is empty (in this view) so far.</div>
+      )}
+    </>
+  );
+}
+
+/** A container's logs: the file the runtime writes, read through the core in windows. */
+export function LogsView() {
+  const model = useModel();
+  const controller = logsControllerOf(model);
+  return (
+    <div className="view logs-view">
+      <div className="toolbar" role="toolbar" aria-label="Log">
+        <ContainerPicker controller={controller} />
+        <OpenOptions controller={controller} />
+        <span className="toolbar-divider" />
+        <ViewOptions controller={controller} />
+      </div>
+      <div className="toolbar">
+        <SearchBar controller={controller} />
+      </div>
+      <Problems controller={controller} />
+      <Body controller={controller} />
+      <StatusBar controller={controller} />
+    </div>
+  );
+}

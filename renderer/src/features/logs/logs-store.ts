@@ -1,0 +1,483 @@
+/**
+ * The Logs view's state, kept for the window's lifetime (switching views keeps the log
+ * open): which container, how it was opened, the view (streams, timestamps), the lines
+ * cached from the core, and the search. The core holds the log; this holds a window.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
+import type {
+  LogInfo,
+  LogSearchQuery,
+  LogSearchResult,
+  LogStream,
+  LogUpdate,
+  LogView,
+} from '../../../../shared/model';
+import type { AppModel } from '../../app/model';
+import type { Disposable } from '../../platform';
+import { LineCache } from './line-cache';
+
+export interface LogTarget {
+  readonly nodeId: string;
+  readonly containerId: string;
+  readonly containerName: string;
+  readonly podName?: string;
+  readonly namespace?: string;
+}
+
+export interface LogOptions {
+  readonly follow: boolean;
+  readonly previous: boolean;
+  /** Undefined: the whole file. */
+  readonly tailLines?: number;
+  /** Only lines this recent (seconds); undefined: any age. */
+  readonly sinceSeconds?: number;
+}
+
+export type StreamChoice = 'all' | LogStream;
+
+export interface SearchState {
+  readonly text: string;
+  readonly regex: boolean;
+  readonly caseSensitive: boolean;
+  /** The query the result answers (the text may have moved on while it ran). */
+  readonly answered?: LogSearchQuery;
+  readonly result?: LogSearchResult;
+  /** Position in `result.lines` of the match shown; -1 for none. */
+  readonly current: number;
+  readonly busy: boolean;
+  readonly error?: AppErrorData;
+}
+
+export interface LogsState {
+  readonly target?: LogTarget;
+  readonly options: LogOptions;
+  readonly streams: StreamChoice;
+  readonly timestamps: boolean;
+  readonly phase: 'idle' | 'opening' | 'open' | 'failed';
+  readonly info?: LogInfo;
+  readonly openError?: AppErrorData;
+  readonly following: boolean;
+  /** Why following stopped, when it stopped by itself. */
+  readonly followError?: AppErrorData;
+  /** Lines in the log (both streams), and in the current view. */
+  readonly lineCount: number;
+  readonly total: number;
+  readonly dropped: number;
+  /** Keep the newest line in view as lines arrive (until the user scrolls up). */
+  readonly stick: boolean;
+  /** A line the list should bring into view; `seq` changes with every request. */
+  readonly reveal?: { readonly index: number; readonly seq: number };
+  readonly search: SearchState;
+  /** The cached lines of the current log and view (replaced with either). */
+  readonly cache: LineCache;
+  /** Lines saved so far by a download under way. */
+  readonly download?: { readonly saved: number; readonly total: number };
+}
+
+export const defaultOptions: LogOptions = { follow: true, previous: false, tailLines: 10_000 };
+export const searchLimit = 20_000;
+const searchDebounceMs = 100;
+const growthSearchIntervalMs = 1000;
+const downloadPageLines = 10_000;
+
+const emptySearch: SearchState = {
+  text: '',
+  regex: false,
+  caseSensitive: false,
+  current: -1,
+  busy: false,
+};
+
+function viewOf(streams: StreamChoice): LogView {
+  return streams === 'all' ? {} : { streams: [streams] };
+}
+
+export class LogsController implements Disposable {
+  readonly store: StoreApi<LogsState>;
+  /** The first line on screen, as the list last reported it. */
+  viewportTop = 0;
+  /** Where the list was scrolled (restored when the view comes back). */
+  scrollTop = 0;
+  /** The last `reveal` the list acted on (a list mounted later must not act again). */
+  revealed = 0;
+  private subscription: Disposable | undefined;
+  private openSeq = 0;
+  private revealSeq = 0;
+  private searchSeq = 0;
+  private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private growthSearchTimer: ReturnType<typeof setTimeout> | undefined;
+  private totalSeq = 0;
+  private disposed = false;
+
+  constructor(private readonly model: AppModel) {
+    this.store = createStore<LogsState>()(() => ({
+      options: defaultOptions,
+      streams: 'all',
+      timestamps: true,
+      phase: 'idle',
+      following: false,
+      lineCount: 0,
+      total: 0,
+      dropped: 0,
+      stick: true,
+      search: emptySearch,
+      cache: linesOf(this.model, undefined, 'all'),
+    }));
+  }
+
+  private get state(): LogsState {
+    return this.store.getState();
+  }
+
+  private set(change: Partial<LogsState>): void {
+    this.store.setState(change);
+  }
+
+  // ---- opening ----------------------------------------------------------------------
+
+  /** Opens a container's log with the current options (closing the one open). */
+  openFor(target: LogTarget, options?: Partial<LogOptions>): Promise<void> {
+    this.set({
+      target,
+      options: { ...this.state.options, ...options, previous: options?.previous ?? false },
+    });
+    return this.reopen();
+  }
+
+  setOptions(change: Partial<LogOptions>): Promise<void> {
+    this.set({ options: { ...this.state.options, ...change } });
+    return this.reopen();
+  }
+
+  /** Opens the target again with the current options: the Reopen and Retry buttons. */
+  async reopen(): Promise<void> {
+    const target = this.state.target;
+    if (target === undefined) return;
+    this.closeCurrent();
+    const seq = (this.openSeq += 1);
+    const { options } = this.state;
+    this.scrollTop = 0;
+    this.set({
+      phase: 'opening',
+      info: undefined,
+      openError: undefined,
+      followError: undefined,
+      following: false,
+      lineCount: 0,
+      total: 0,
+      dropped: 0,
+      stick: true,
+      search: { ...this.state.search, result: undefined, answered: undefined, current: -1 },
+      cache: linesOf(this.model, undefined, 'all'),
+    });
+    try {
+      const info = await this.model.client.services.logs.open({
+        nodeId: target.nodeId,
+        containerId: target.containerId,
+        follow: options.follow,
+        ...(options.previous && { previous: true }),
+        ...(options.tailLines !== undefined && { tailLines: options.tailLines }),
+        ...(options.sinceSeconds !== undefined && {
+          since: Date.now() - options.sinceSeconds * 1000,
+        }),
+      });
+      if (seq !== this.openSeq || this.disposed) {
+        void this.model.client.services.logs.close(info.logId).catch(() => undefined);
+        return;
+      }
+      this.set({
+        phase: 'open',
+        info,
+        cache: linesOf(this.model, info.logId, this.state.streams),
+        following: info.following,
+        lineCount: info.lineCount,
+        total: this.state.streams === 'all' ? info.lineCount : 0,
+      });
+      this.subscription = this.model.client.subscribe(
+        'logs',
+        { logId: info.logId },
+        (update) => this.onUpdate(info.logId, update),
+        (error) => {
+          if (this.state.info?.logId !== info.logId) return;
+          this.set({ following: false, followError: toAppErrorData(error) });
+        },
+      );
+      if (this.state.streams !== 'all') this.refreshTotal();
+      if (this.state.search.text !== '') this.runSearch();
+    } catch (error) {
+      if (seq !== this.openSeq) return;
+      this.set({ phase: 'failed', openError: toAppErrorData(error) });
+    }
+  }
+
+  /** Closes the log in the core (the view keeps its target and options). */
+  close(): void {
+    this.openSeq += 1;
+    this.closeCurrent();
+    this.set({ phase: 'idle', info: undefined, following: false, lineCount: 0, total: 0 });
+  }
+
+  private closeCurrent(): void {
+    this.subscription?.dispose();
+    this.subscription = undefined;
+    clearTimeout(this.growthSearchTimer);
+    this.growthSearchTimer = undefined;
+    const logId = this.state.info?.logId;
+    if (logId !== undefined) {
+      void this.model.client.services.logs.close(logId).catch(() => undefined);
+    }
+  }
+
+  private onUpdate(logId: string, update: LogUpdate): void {
+    if (this.state.info?.logId !== logId) return;
+    const dropped = update.dropped ?? 0;
+    const droppedMore = dropped !== this.state.dropped;
+    this.set({
+      following: update.following,
+      lineCount: update.lineCount,
+      dropped,
+      ...(update.error !== undefined && { followError: update.error }),
+    });
+    if (droppedMore) this.state.cache.reset();
+    if (this.state.streams === 'all') this.grewTo(update.lineCount, droppedMore);
+    else this.refreshTotal();
+  }
+
+  /** The view's line count from the core (a one-stream view counts its own lines). */
+  private refreshTotal(): void {
+    const logId = this.state.info?.logId;
+    if (logId === undefined) return;
+    const seq = (this.totalSeq += 1);
+    const view = viewOf(this.state.streams);
+    this.model.client.services.logs.lines(logId, view, 0, 0).then(
+      ({ total }) => {
+        if (seq === this.totalSeq && this.state.info?.logId === logId) this.grewTo(total, false);
+      },
+      () => undefined,
+    );
+  }
+
+  private grewTo(total: number, reset: boolean): void {
+    const before = this.state.total;
+    if (total === before && !reset) return;
+    // The page that held the last line may have been short: fetch it again.
+    if (!reset) this.state.cache.invalidateFrom(Math.min(before, total));
+    this.set({ total });
+    if (this.state.search.text !== '') this.scheduleGrowthSearch();
+  }
+
+  // ---- the view ---------------------------------------------------------------------
+
+  setStreams(streams: StreamChoice): void {
+    if (streams === this.state.streams) return;
+    this.scrollTop = 0;
+    this.set({
+      streams,
+      total: 0,
+      stick: true,
+      cache: linesOf(this.model, this.state.info?.logId, streams),
+    });
+    if (streams === 'all') this.set({ total: this.state.lineCount });
+    else this.refreshTotal();
+    if (this.state.search.text !== '') this.runSearch();
+  }
+
+  setTimestamps(timestamps: boolean): void {
+    this.set({ timestamps });
+  }
+
+  setStick(stick: boolean): void {
+    if (stick !== this.state.stick) this.set({ stick });
+  }
+
+  /** Back to the newest lines, following them. */
+  jumpToEnd(): void {
+    this.set({ stick: true });
+  }
+
+  reveal(index: number): void {
+    this.set({ stick: false, reveal: { index, seq: (this.revealSeq += 1) } });
+  }
+
+  // ---- search -----------------------------------------------------------------------
+
+  setSearch(change: Partial<Pick<SearchState, 'text' | 'regex' | 'caseSensitive'>>): void {
+    this.set({ search: { ...this.state.search, ...change } });
+    clearTimeout(this.searchTimer);
+    this.searchTimer = setTimeout(() => this.runSearch(), searchDebounceMs);
+  }
+
+  /** The user is about to search: the core gets ready (see LogsService.search). */
+  prepareSearch(): void {
+    const logId = this.state.info?.logId;
+    if (logId === undefined) return;
+    this.model.client.services.logs
+      .search(logId, viewOf(this.state.streams), { text: '' }, 0)
+      .catch(() => undefined);
+  }
+
+  /** Steps to the next (1) or previous (-1) match, wrapping around. */
+  step(direction: 1 | -1): void {
+    const { result, current } = this.state.search;
+    const count = result?.lines.length ?? 0;
+    if (result === undefined || count === 0) return;
+    const next =
+      current < 0 ? (direction > 0 ? 0 : count - 1) : (current + direction + count) % count;
+    this.set({ search: { ...this.state.search, current: next } });
+    this.reveal(result.lines[next] ?? 0);
+  }
+
+  private scheduleGrowthSearch(): void {
+    if (this.growthSearchTimer !== undefined) return;
+    this.growthSearchTimer = setTimeout(() => {
+      this.growthSearchTimer = undefined;
+      this.runSearch(true);
+    }, growthSearchIntervalMs);
+  }
+
+  /**
+   * Asks the core for the matching lines. A new search shows the match nearest the top
+   * of the screen; a search re-run because the log grew keeps the current match.
+   */
+  runSearch(keepPosition = false): void {
+    clearTimeout(this.searchTimer);
+    this.searchTimer = undefined;
+    const { search, info, streams } = this.state;
+    const logId = info?.logId;
+    const seq = (this.searchSeq += 1);
+    if (search.text === '' || logId === undefined) {
+      this.set({
+        search: {
+          ...search,
+          result: undefined,
+          answered: undefined,
+          current: -1,
+          busy: false,
+          error: undefined,
+        },
+      });
+      return;
+    }
+    const query: LogSearchQuery = {
+      text: search.text,
+      ...(search.regex && { regex: true }),
+      ...(search.caseSensitive && { caseSensitive: true }),
+    };
+    this.set({ search: { ...search, busy: true } });
+    this.model.client.services.logs.search(logId, viewOf(streams), query, searchLimit).then(
+      (result) => {
+        if (seq !== this.searchSeq) return;
+        const previous = this.state.search;
+        const keptLine =
+          keepPosition && previous.result !== undefined
+            ? previous.result.lines[previous.current]
+            : undefined;
+        let current: number;
+        if (keptLine !== undefined) {
+          current = result.lines.indexOf(keptLine);
+        } else {
+          const after = result.lines.findIndex((line) => line >= this.viewportTop);
+          current = after >= 0 ? after : result.lines.length - 1;
+        }
+        this.set({
+          search: { ...previous, result, answered: query, current, busy: false, error: undefined },
+        });
+        const line = result.lines[current];
+        if (!keepPosition && line !== undefined) this.reveal(line);
+      },
+      (error: unknown) => {
+        if (seq !== this.searchSeq) return;
+        this.set({
+          search: {
+            ...this.state.search,
+            result: undefined,
+            answered: undefined,
+            current: -1,
+            busy: false,
+            error: toAppErrorData(error),
+          },
+        });
+      },
+    );
+  }
+
+  // ---- download ---------------------------------------------------------------------
+
+  /**
+   * The view's lines as text, fetched a page at a time (as the list does, never all at
+   * once over the wire), each line as the view shows it.
+   */
+  async collectText(onProgress?: (saved: number, total: number) => void): Promise<string> {
+    const { info, streams, timestamps } = this.state;
+    if (info === undefined) return '';
+    const view = viewOf(streams);
+    const parts: string[] = [];
+    let from = 0;
+    for (;;) {
+      const page = await this.model.client.services.logs.lines(
+        info.logId,
+        view,
+        from,
+        downloadPageLines,
+      );
+      for (const line of page.lines) {
+        parts.push(
+          timestamps && line.timeText !== '' ? `${line.timeText} ${line.text}` : line.text,
+        );
+      }
+      from += page.lines.length;
+      onProgress?.(from, page.total);
+      if (page.lines.length === 0 || from >= page.total) break;
+    }
+    return parts.length === 0 ? '' : `${parts.join('\n')}\n`;
+  }
+
+  async download(): Promise<void> {
+    const { target, info } = this.state;
+    if (target === undefined || info === undefined || this.state.download !== undefined) return;
+    this.set({ download: { saved: 0, total: this.state.total } });
+    try {
+      const text = await this.collectText((saved, total) =>
+        this.set({ download: { saved, total } }),
+      );
+      const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `${target.podName === undefined ? '' : `${target.podName}_`}${target.containerName}${this.state.options.previous ? '_previous' : ''}.log`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      this.model.toasts.getState().show({
+        tone: 'error',
+        title: 'Could not download the log',
+        error: toAppErrorData(error),
+      });
+    } finally {
+      this.set({ download: undefined });
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.searchTimer);
+    this.close();
+  }
+}
+
+/** A cache of one log's lines in one view. */
+function linesOf(model: AppModel, logId: string | undefined, streams: StreamChoice): LineCache {
+  const view = viewOf(streams);
+  return new LineCache((from, count) =>
+    logId === undefined
+      ? Promise.resolve({ lines: [], total: 0 })
+      : model.client.services.logs.lines(logId, view, from, count),
+  );
+}
+
+const featureKey = 'logs';
+
+/** The Logs view's controller for this window (created on first use). */
+export function logsControllerOf(model: AppModel): LogsController {
+  return model.featureState(featureKey, (created) => new LogsController(created));
+}

@@ -1,0 +1,144 @@
+// @vitest-environment happy-dom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EventSink } from '../../../../shared/contract';
+import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
+import { AppError } from '../../../../shared/errors';
+import { toDisposable } from '../../../../shared/lifecycle';
+import type { NodeStatus, StatsUpdate } from '../../../../shared/model';
+import { ModelProvider } from '../../app/context';
+import { createAppModel, type AppModel } from '../../app/model';
+import { createInMemoryPorthole } from '../../platform';
+import { statsStoreOf } from './stats-store';
+import { StatsView } from './StatsView';
+
+declare global {
+  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
+}
+globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+
+const lab: NodeStatus = {
+  nodeId: 'n1',
+  name: 'lab',
+  kind: 'local',
+  endpoint: 'unix:///lab.sock',
+  origin: 'discovered',
+  state: 'connected',
+  connectedAt: 1,
+};
+
+let cleanup: (() => void) | undefined;
+afterEach(() => {
+  cleanup?.();
+  cleanup = undefined;
+});
+
+interface Rendered {
+  readonly model: AppModel;
+  readonly sinks: EventSink<StatsUpdate>[];
+  text(): string;
+  element: HTMLElement;
+}
+
+async function render(nodes: NodeStatus[], prepare?: (model: AppModel) => void): Promise<Rendered> {
+  const sinks: EventSink<StatsUpdate>[] = [];
+  const events = fakeEvents({
+    nodes: (_argument, sink) => {
+      sink.next(nodes);
+      return toDisposable(() => undefined);
+    },
+    stats: (_argument, sink) => {
+      sinks.push(sink);
+      return toDisposable(() => undefined);
+    },
+  });
+  const model = createAppModel(createInMemoryPorthole(fakeServices(), events), {
+    schedule: (run) => queueMicrotask(run),
+  });
+  prepare?.(model);
+  const element = document.createElement('div');
+  document.body.append(element);
+  let root: Root | undefined;
+  await act(async () => {
+    root = createRoot(element);
+    root.render(
+      <ModelProvider model={model}>
+        <StatsView />
+      </ModelProvider>,
+    );
+    await Promise.resolve();
+  });
+  cleanup = () => {
+    act(() => root?.unmount());
+    model.dispose();
+    model.client.dispose();
+    element.remove();
+  };
+  return { model, sinks, element, text: () => element.textContent ?? '' };
+}
+
+async function settle(check: () => void): Promise<void> {
+  await vi.waitFor(async () => {
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    check();
+  });
+}
+
+describe('the Stats view', () => {
+  it('says how to get a node when none is connected', async () => {
+    const view = await render([]);
+    await settle(() => expect(view.text()).toContain('No node connected'));
+  });
+
+  it('says plainly when the runtime has no pod stats', async () => {
+    const view = await render([lab], (model) => statsStoreOf(model).setView({ kind: 'pods' }));
+    await settle(() => expect(view.sinks).toHaveLength(1));
+    await act(async () => {
+      view.sinks[0]?.next({
+        reset: true,
+        intervalMs: 2000,
+        historyMs: 300_000,
+        samples: [
+          {
+            at: 1000,
+            containers: [{ containerId: 'c1', name: 'web', memoryWorkingSetBytes: 1024 }],
+            pods: [],
+            podStatsSupported: false,
+            containerStatsSupported: true,
+          },
+        ],
+      });
+      await Promise.resolve();
+    });
+    await settle(() =>
+      expect(view.text()).toContain('Pod stats are not supported by this runtime'),
+    );
+    expect(view.text()).toContain('Every 2 s · last 5 min');
+  });
+
+  it('shows why the stream ended, and subscribes again on Retry', async () => {
+    const view = await render([lab]);
+    await settle(() => expect(view.sinks).toHaveLength(1));
+    await act(async () => {
+      view.sinks[0]?.error(
+        new AppError({
+          code: 'failed-precondition',
+          message: 'Stats of lab stopped: the node was disconnected.',
+        }),
+      );
+      await Promise.resolve();
+    });
+    await settle(() => expect(view.text()).toContain('the node was disconnected'));
+    const retry = [...view.element.querySelectorAll('button')].find(
+      (button) => button.textContent === 'Retry',
+    );
+    await act(async () => {
+      retry?.click();
+      await Promise.resolve();
+    });
+    await settle(() => expect(view.sinks).toHaveLength(2));
+  });
+});

@@ -1,0 +1,353 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
+import type { StatsSample } from '../../../../shared/model';
+import { useModel, useNodes, useResources } from '../../app/context';
+import { EmptyState } from '../../ui/EmptyState';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { Icon } from '../../ui/icons';
+import { NodePicker, defaultNodeId } from '../resources/NodePicker';
+import { resourceKey } from '../resources/model';
+import { useChartTheme } from './chart-theme';
+import { formatClock, formatCpuTick, formatMemory, memoryIncrs } from './format';
+import { chartColumns, knownUsages, topIds, usageById, type StatsKind } from './series';
+import { StatsLegend, type LegendEntry } from './StatsLegend';
+import { statsStoreOf, type NodeStats } from './stats-store';
+import { TimeChart, type ChartSeries } from './TimeChart';
+import './stats.css';
+
+/** Charted by default: the busiest few. */
+const defaultCharted = 5;
+
+const kindNames: Readonly<Record<StatsKind, { one: string; many: string }>> = {
+  containers: { one: 'container', many: 'containers' },
+  pods: { one: 'pod', many: 'pods' },
+};
+
+function useStats() {
+  return statsStoreOf(useModel());
+}
+
+/** "2 s", "5 min". */
+function formatSpan(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+}
+
+function Toolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
+  const store = useStats();
+  const kind = useStore(store, (state) => state.view.kind);
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Stats">
+      <label htmlFor="stats-node" className="muted">
+        Node
+      </label>
+      <NodePicker
+        id="stats-node"
+        value={nodeId}
+        onChange={(value) => store.setView({ nodeId: value, selected: {}, focusId: undefined })}
+      />
+      <div className="stats-kind" role="group" aria-label="Show">
+        {(['containers', 'pods'] as const).map((candidate) => (
+          <button
+            key={candidate}
+            type="button"
+            className={`btn btn-small${candidate === kind ? ' active' : ''}`}
+            aria-pressed={candidate === kind}
+            onClick={() => store.setView({ kind: candidate, focusId: undefined })}
+          >
+            <Icon name={candidate} size={14} />
+            {candidate === 'containers' ? 'Containers' : 'Pods'}
+          </button>
+        ))}
+      </div>
+      <span className="toolbar-spacer" />
+      {stats?.loaded === true && (
+        <span className="toolbar-status">
+          Every {formatSpan(stats.intervalMs)} · last {formatSpan(stats.historyMs)}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The charts and their legend for one node's containers or pods. */
+function StatsCharts({
+  nodeId,
+  kind,
+  samples,
+}: {
+  nodeId: string;
+  kind: StatsKind;
+  samples: readonly StatsSample[];
+}) {
+  const store = useStats();
+  const selected = useStore(store, (state) => state.view.selected[kind]);
+  const focusId = useStore(store, (state) => state.view.focusId);
+  const podIndex = useResources((state) => state.index.pods);
+  const theme = useChartTheme();
+  const [hover, setHover] = useState<number | undefined>(undefined);
+
+  const known = useMemo(() => knownUsages(samples, kind), [samples, kind]);
+  const charted = useMemo(
+    () => (selected ?? topIds(samples, kind, defaultCharted)).filter((id) => known.has(id)),
+    [selected, samples, kind, known],
+  );
+  const maxCharted = theme.palette.length;
+
+  const labelOf = useCallback(
+    (id: string): { label: string; sub: string } => {
+      const usage = known.get(id);
+      if (usage === undefined) return { label: id.slice(0, 13), sub: '' };
+      if ('containerId' in usage) {
+        const pod =
+          usage.podSandboxId === undefined
+            ? undefined
+            : podIndex.get(resourceKey(nodeId, usage.podSandboxId));
+        return { label: usage.name, sub: pod?.name ?? '' };
+      }
+      return { label: usage.name, sub: usage.namespace };
+    },
+    [known, podIndex, nodeId],
+  );
+
+  const series: ChartSeries[] = useMemo(
+    () =>
+      charted.map((id, index) => ({
+        id,
+        label: labelOf(id).label,
+        color: theme.palette[index % theme.palette.length] ?? 'currentColor',
+      })),
+    [charted, labelOf, theme],
+  );
+  const cpu = useMemo(() => chartColumns(samples, kind, charted, 'cpu'), [samples, kind, charted]);
+  const memory = useMemo(
+    () => chartColumns(samples, kind, charted, 'memory'),
+    [samples, kind, charted],
+  );
+
+  // Values at the hovered sample, else the latest one.
+  const shown = samples[hover ?? samples.length - 1];
+  const shownValues = shown === undefined ? undefined : usageById(shown, kind);
+  const colors = new Map(series.map((entry) => [entry.id, entry.color]));
+  const entries: LegendEntry[] = [...known.keys()]
+    .map((id) => {
+      const value = shownValues?.get(id);
+      const color = colors.get(id);
+      return {
+        id,
+        ...labelOf(id),
+        ...(color !== undefined && { color }),
+        ...(value?.cpuPercent !== undefined && { cpuPercent: value.cpuPercent }),
+        ...(value?.memoryWorkingSetBytes !== undefined && {
+          memoryBytes: value.memoryWorkingSetBytes,
+        }),
+      };
+    })
+    .sort((a, b) => a.label.localeCompare(b.label) || a.sub.localeCompare(b.sub));
+
+  const toggle = (id: string, on: boolean): void => {
+    const next = on ? [...charted, id] : charted.filter((candidate) => candidate !== id);
+    store.setView({ selected: { ...store.getState().view.selected, [kind]: next } });
+  };
+
+  return (
+    <div className="stats-body">
+      <div className="stats-charts">
+        {charted.length === 0 ? (
+          <EmptyState icon="stats" title={`No ${kindNames[kind].one} charted`}>
+            Tick one in the list to chart it.
+          </EmptyState>
+        ) : (
+          <>
+            <TimeChart
+              title="CPU (% of one core)"
+              columns={cpu}
+              series={series}
+              format={formatCpuTick}
+              minTop={5}
+              theme={theme}
+              syncKey="porthole-stats"
+              onHover={setHover}
+            />
+            <TimeChart
+              title="Memory (working set)"
+              columns={memory}
+              series={series}
+              format={formatMemory}
+              minTop={1024 * 1024}
+              yIncrs={memoryIncrs}
+              theme={theme}
+              syncKey="porthole-stats"
+              onHover={setHover}
+            />
+          </>
+        )}
+      </div>
+      <aside className="stats-side" aria-label={`${kindNames[kind].many} legend`}>
+        <div className="stats-side-actions">
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={selected === undefined}
+            title={`Chart the ${defaultCharted} busiest`}
+            onClick={() =>
+              store.setView({
+                selected: { ...store.getState().view.selected, [kind]: undefined },
+                focusId: undefined,
+              })
+            }
+          >
+            Busiest {defaultCharted}
+          </button>
+          <span className="faint">
+            {charted.length} of {known.size} charted
+          </span>
+        </div>
+        <StatsLegend
+          caption={kind === 'containers' ? 'Container stats' : 'Pod stats'}
+          entries={entries}
+          at={hover === undefined || shown === undefined ? undefined : formatClock(shown.at)}
+          maxCharted={maxCharted}
+          focusId={focusId}
+          onToggle={toggle}
+        />
+      </aside>
+    </div>
+  );
+}
+
+function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
+  const store = useStats();
+  const kind = useStore(store, (state) => state.view.kind);
+  const nodeName = useNodes(
+    (state) => state.nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
+  );
+  const latest = stats?.samples[stats.samples.length - 1];
+
+  const banners = (
+    <>
+      {stats?.ended !== undefined && (
+        <ErrorBanner
+          error={stats.ended}
+          title={`Stats of ${nodeName} stopped`}
+          actions={
+            <button type="button" className="btn btn-small" onClick={() => store.retry(nodeId)}>
+              <Icon name="refresh" size={14} />
+              Retry
+            </button>
+          }
+        />
+      )}
+      {stats?.pollError !== undefined && stats.ended === undefined && (
+        <ErrorBanner
+          tone="warn"
+          error={stats.pollError}
+          title={`The last stats of ${nodeName} could not be read; still trying`}
+        />
+      )}
+      {kind === 'pods' && latest?.podStatsError !== undefined && (
+        <ErrorBanner tone="warn" error={latest.podStatsError} />
+      )}
+    </>
+  );
+
+  let body;
+  if (stats === undefined || (!stats.loaded && stats.ended === undefined)) {
+    body = (
+      <div className="empty-state" role="status">
+        <span className="spinner" />
+        Reading stats from the runtime…
+      </div>
+    );
+  } else if (kind === 'pods' && latest !== undefined && !latest.podStatsSupported) {
+    body = (
+      <EmptyState icon="pods" title="Pod stats are not supported by this runtime">
+        {nodeName} answers ListPodSandboxStats with “unimplemented”. Container stats are still shown
+        under Containers.
+      </EmptyState>
+    );
+  } else if (kind === 'containers' && latest !== undefined && !latest.containerStatsSupported) {
+    body = (
+      <EmptyState icon="containers" title="Container stats are not supported by this runtime">
+        {nodeName} answers ListContainerStats with “unimplemented”.
+      </EmptyState>
+    );
+  } else if (stats.samples.length === 0) {
+    body =
+      stats.ended === undefined ? (
+        <div className="empty-state" role="status">
+          <span className="spinner" />
+          Waiting for the first sample…
+        </div>
+      ) : null;
+  } else if (
+    latest !== undefined &&
+    (kind === 'containers' ? latest.containers : latest.pods).length === 0 &&
+    stats.samples.every(
+      (sample) => (kind === 'containers' ? sample.containers : sample.pods).length === 0,
+    )
+  ) {
+    body = (
+      <EmptyState icon="stats" title={`No running ${kindNames[kind].many} on ${nodeName}`}>
+        Stats appear here as soon as something runs.
+      </EmptyState>
+    );
+  } else {
+    body = <StatsCharts nodeId={nodeId} kind={kind} samples={stats.samples} />;
+  }
+  return (
+    <>
+      {banners}
+      {body}
+    </>
+  );
+}
+
+/**
+ * Live CPU and memory charts of one node's containers or pods, with a legend that also
+ * chooses what is charted (the busiest few by default, or what a "Stats" action asked for).
+ */
+export function StatsView() {
+  const model = useModel();
+  const store = useStats();
+  const nodes = useNodes((state) => state.nodes);
+  const scope = useNodes((state) => state.scope);
+  const chosen = useStore(store, (state) => state.view.nodeId);
+  const nodeId =
+    chosen !== undefined &&
+    nodes.some((node) => node.nodeId === chosen && node.state === 'connected')
+      ? chosen
+      : defaultNodeId(nodes, scope);
+  const stats = useStore(store, (state) => state.byNode[nodeId]);
+
+  useEffect(() => {
+    if (nodeId === '') return undefined;
+    const handle = store.retain(nodeId);
+    return () => handle.dispose();
+  }, [store, nodeId]);
+
+  return (
+    <div className="view stats-view">
+      <Toolbar nodeId={nodeId} stats={stats} />
+      {nodeId === '' ? (
+        <EmptyState
+          icon="nodes"
+          title="No node connected"
+          actions={
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => model.ui.getState().navigate('nodes')}
+            >
+              <Icon name="nodes" size={14} />
+              Go to Nodes
+            </button>
+          }
+        >
+          Connect a node to see the CPU and memory its containers and pods use.
+        </EmptyState>
+      ) : (
+        <StatsContent nodeId={nodeId} stats={stats} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+import type { Locator, Page } from 'playwright-core';
+
+/** The Logs screen: the container and how it is read, the lines, the search. */
+export class LogsPage {
+  constructor(readonly page: Page) {}
+
+  async go(): Promise<void> {
+    await this.page
+      .getByRole('navigation', { name: 'Porthole' })
+      .getByRole('button', { name: /^Logs/ })
+      .click();
+    await this.heading.waitFor();
+  }
+
+  get heading(): Locator {
+    return this.page.getByRole('heading', { level: 1, name: 'Logs' });
+  }
+
+  get container(): Locator {
+    return this.page.getByRole('combobox', { name: 'Container' });
+  }
+
+  get streams(): Locator {
+    return this.page.getByRole('combobox', { name: 'Streams' });
+  }
+
+  get list(): Locator {
+    return this.page.getByRole('list', { name: 'Log lines' });
+  }
+
+  /** The lines on screen (fetched ones; placeholders have no text). */
+  get lines(): Locator {
+    return this.list.locator('.log-line:not(.loading)');
+  }
+
+  /** The texts of the lines on screen, top to bottom. */
+  async texts(): Promise<string[]> {
+    const items = await this.list.locator('.log-line:not(.loading)').evaluateAll((elements) =>
+      elements
+        .map((element) => ({
+          index: Number((element as HTMLElement).dataset.index),
+          text: element.querySelector('.log-text')?.textContent ?? '',
+        }))
+        .sort((a, b) => a.index - b.index),
+    );
+    return items.map((item) => item.text);
+  }
+
+  get searchInput(): Locator {
+    return this.page.getByRole('searchbox', { name: 'Search the log' });
+  }
+
+  /** "3 of 120", "No matches". */
+  get searchStatus(): Locator {
+    return this.page.locator('.log-search-status');
+  }
+
+  /** Highlighted matches on screen. */
+  get marks(): Locator {
+    return this.list.locator('mark.log-mark');
+  }
+
+  get currentMatch(): Locator {
+    return this.list.locator('.log-line.current');
+  }
+
+  get status(): Locator {
+    return this.page.locator('.log-status');
+  }
+
+  button(name: string | RegExp): Locator {
+    return this.page.getByRole('button', { name });
+  }
+
+  get problem(): Locator {
+    return this.page.locator('.logs-view [role="alert"]');
+  }
+}
