@@ -35,10 +35,12 @@ function fromRecord(
 export const benches: readonly BenchEntry[] = [
   { name: 'exec', load: async () => (await import('./exec')).execBench },
   { name: 'portforward', load: async () => (await import('./portforward')).portForwardBench },
+  { name: 'logs', load: async () => (await import('./logs')).logsBench },
   {
     name: 'ssh',
     load: async () => fromRecord('ssh', (await import('./ssh')).runSshBench),
   },
+  { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
   {
     name: 'ui',
     load: async () => {

@@ -5,19 +5,37 @@
  */
 import { nodeCommands, nodesView } from '../features/nodes';
 import { containersView, imagesView, podsView, resourceCommands } from '../features/resources';
+import { containerTerminalActions, terminalCommands, terminalsView } from '../features/terminal';
+import { containerStatsAction, podStatsAction, statsView } from '../features/stats';
+import { forwardCommands, podForwardActions, portForwardsView } from '../features/port-forwards';
+import { sessionCommands, sessionsView } from '../features/sessions';
+import { containerLogsAction, logsView } from '../features/logs';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
-export const views: readonly ViewDefinition[] = [nodesView, podsView, containersView, imagesView];
+export const views: readonly ViewDefinition[] = [
+  nodesView,
+  podsView,
+  containersView,
+  imagesView,
+  terminalsView,
+  portForwardsView,
+  sessionsView,
+  logsView,
+  statsView,
+];
 
 export const commandProviders: readonly CommandProvider[] = [
   resourceCommands,
+  terminalCommands,
+  forwardCommands,
+  sessionCommands,
   nodeCommands,
   appCommands(views),
 ];
 
 /** What features offer on a pod or container row, beside the resource's own actions. */
 export const resourceActions: ResourceActions = {
-  pods: [],
-  containers: [],
+  pods: [...podForwardActions, podStatsAction],
+  containers: [...containerTerminalActions, containerLogsAction, containerStatsAction],
 };

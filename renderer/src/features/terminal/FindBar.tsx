@@ -1,0 +1,158 @@
+import type { ISearchOptions } from '@xterm/addon-search';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { Icon } from '../../ui/icons';
+import type { TerminalSession } from './session';
+import type { TerminalColors } from './theme';
+
+function searchOptions(
+  colors: TerminalColors,
+  caseSensitive: boolean,
+  regex: boolean,
+  incremental: boolean,
+): ISearchOptions {
+  return {
+    caseSensitive,
+    regex,
+    incremental,
+    decorations: {
+      matchBackground: colors.match,
+      matchOverviewRuler: colors.match,
+      activeMatchBackground: colors.activeMatch,
+      activeMatchColorOverviewRuler: colors.activeMatch,
+    },
+  };
+}
+
+/** Find in the scrollback: Enter for the next match, Shift+Enter the previous, Esc closes. */
+export function FindBar({ session, onClose }: { session: TerminalSession; onClose: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [query, setQuery] = useState('');
+  const [caseSensitive, setCaseSensitive] = useState(false);
+  const [regex, setRegex] = useState(false);
+  const [results, setResults] = useState<{ index: number; count: number } | undefined>();
+
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+    const subscription = session.search.onDidChangeResults(({ resultIndex, resultCount }) =>
+      setResults({ index: resultIndex, count: resultCount }),
+    );
+    return () => {
+      subscription.dispose();
+      session.search.clearDecorations();
+    };
+  }, [session]);
+
+  // Typing searches as you go, from where the last match was.
+  useEffect(() => {
+    if (query === '') {
+      session.search.clearDecorations();
+      setResults(undefined);
+      return;
+    }
+    try {
+      session.search.findNext(query, searchOptions(session.colors, caseSensitive, regex, true));
+    } catch {
+      setResults({ index: -1, count: 0 }); // an unfinished regular expression
+    }
+  }, [session, query, caseSensitive, regex]);
+
+  const find = (backwards: boolean): void => {
+    if (query === '') return;
+    const options = searchOptions(session.colors, caseSensitive, regex, false);
+    try {
+      if (backwards) session.search.findPrevious(query, options);
+      else session.search.findNext(query, options);
+    } catch {
+      setResults({ index: -1, count: 0 });
+    }
+  };
+
+  const onKeyDown = (event: KeyboardEvent): void => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      find(event.shiftKey);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      onClose();
+    }
+  };
+
+  const count =
+    query === '' || results === undefined
+      ? ''
+      : results.count === 0
+        ? 'No results'
+        : results.index < 0
+          ? `${results.count} found`
+          : `${results.index + 1} of ${results.count}`;
+
+  return (
+    <div className="term-find" role="search" aria-label="Find in the terminal">
+      <input
+        ref={input}
+        className="input"
+        type="search"
+        aria-label="Find"
+        placeholder="Find"
+        spellCheck={false}
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <span
+        className="term-find-count"
+        aria-live="polite"
+        data-empty={results?.count === 0 && query !== ''}
+      >
+        {count}
+      </span>
+      <button
+        type="button"
+        className="term-toggle"
+        aria-pressed={caseSensitive}
+        title="Match case"
+        onClick={() => setCaseSensitive(!caseSensitive)}
+      >
+        Aa
+      </button>
+      <button
+        type="button"
+        className="term-toggle"
+        aria-pressed={regex}
+        title="Regular expression"
+        onClick={() => setRegex(!regex)}
+      >
+        .*
+      </button>
+      <button
+        type="button"
+        className="term-icon-button"
+        title="Previous match (Shift+Enter)"
+        aria-label="Previous match"
+        onClick={() => find(true)}
+      >
+        <Icon name="chevronDown" size={14} className="term-flip" />
+      </button>
+      <button
+        type="button"
+        className="term-icon-button"
+        title="Next match (Enter)"
+        aria-label="Next match"
+        onClick={() => find(false)}
+      >
+        <Icon name="chevronDown" size={14} />
+      </button>
+      <button
+        type="button"
+        className="term-icon-button"
+        title="Close (Esc)"
+        aria-label="Close find"
+        onClick={onClose}
+      >
+        <Icon name="close" size={14} />
+      </button>
+    </div>
+  );
+}

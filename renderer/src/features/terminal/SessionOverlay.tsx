@@ -1,0 +1,82 @@
+import { useStore } from 'zustand';
+import { Icon } from '../../ui/icons';
+import { endedSummary, startingText } from './phase';
+import type { TerminalSession } from './session';
+
+/** "Starting bash in web…" over the terminal until the stream is up. */
+export function StartingOverlay({
+  session,
+  containerName,
+}: {
+  session: TerminalSession;
+  containerName: string;
+}) {
+  const phase = useStore(session.status, (state) => state.phase);
+  const text = startingText(phase, containerName);
+  if (text === undefined) return null;
+  return (
+    <div className="term-overlay" role="status">
+      <div className="term-overlay-box">
+        <span className="spinner" />
+        {text}
+      </div>
+    </div>
+  );
+}
+
+/** How the session ended, with Reopen (a new session) and Close. */
+export function EndedBanner({
+  session,
+  onClose,
+}: {
+  session: TerminalSession;
+  onClose: () => void;
+}) {
+  const phase = useStore(session.status, (state) => state.phase);
+  if (phase.phase !== 'ended') return null;
+  const summary = endedSummary(phase);
+  return (
+    <div className="term-ended" role="status" aria-label="Session ended" data-tone={summary.tone}>
+      <Icon name={summary.tone === 'error' ? 'alert' : 'info'} />
+      <div className="term-ended-text">
+        <div className="term-ended-title">{summary.title}</div>
+        {summary.detail !== undefined && <div className="muted">{summary.detail}</div>}
+        {summary.hint !== undefined && <div className="muted">{summary.hint}</div>}
+        <div className="faint">Press Enter in the terminal to reopen.</div>
+      </div>
+      <div className="term-ended-actions">
+        <button
+          type="button"
+          className="btn btn-small btn-primary"
+          onClick={() => session.reopen()}
+        >
+          <Icon name="refresh" size={14} />
+          Reopen
+        </button>
+        <button type="button" className="btn btn-small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A problem that didn't end the session (input refused, the GPU lost), dismissable. */
+export function NoticeBar({ session }: { session: TerminalSession }) {
+  const notice = useStore(session.status, (state) => state.notice);
+  if (notice === undefined) return null;
+  return (
+    <div className="term-notice" role="status">
+      <Icon name="alert" size={14} />
+      <span>{notice}</span>
+      <button
+        type="button"
+        className="term-icon-button"
+        aria-label="Dismiss"
+        onClick={() => session.status.setState({ notice: undefined })}
+      >
+        <Icon name="close" size={12} />
+      </button>
+    </div>
+  );
+}

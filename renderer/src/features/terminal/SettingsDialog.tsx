@@ -1,0 +1,118 @@
+import { useId, useState } from 'react';
+import type { AppModel } from '../../app/model';
+import { Dialog } from '../../ui/Dialog';
+import {
+  fontSizeLimits,
+  normalizeSettings,
+  scrollbackChoices,
+  type RendererPreference,
+} from './settings';
+import { terminalsOf } from './store';
+import { webglSupport } from './webgl';
+
+function rendererHelp(): string {
+  const support = webglSupport();
+  if (!support.available) return 'WebGL is not available here: terminals draw with the DOM.';
+  const gpu = support.renderer === '' ? 'the GPU' : support.renderer;
+  return support.software
+    ? `WebGL runs on a software rasteriser here (${gpu}), slower than the DOM: Automatic uses the DOM.`
+    : `Automatic uses WebGL on ${gpu}.`;
+}
+
+function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => void }) {
+  const feature = terminalsOf(model);
+  const [draft, setDraft] = useState(() => feature.state.settings);
+  const [fontText, setFontText] = useState(String(draft.fontSize));
+  const ids = { scrollback: useId(), font: useId(), renderer: useId() };
+  const font = Number(fontText);
+  const fontError =
+    !Number.isInteger(font) || font < fontSizeLimits.min || font > fontSizeLimits.max
+      ? `A whole number from ${fontSizeLimits.min} to ${fontSizeLimits.max}.`
+      : undefined;
+
+  const save = (): void => {
+    if (fontError !== undefined) return;
+    feature.updateSettings(normalizeSettings({ ...draft, fontSize: font }));
+    onClose();
+  };
+
+  return (
+    <Dialog
+      title="Terminal settings"
+      onClose={onClose}
+      onSubmit={save}
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={fontError !== undefined}>
+            Save
+          </button>
+        </>
+      }
+    >
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor={ids.scrollback}>Scrollback</label>
+          <select
+            id={ids.scrollback}
+            className="select"
+            data-autofocus
+            value={draft.scrollback}
+            onChange={(event) => setDraft({ ...draft, scrollback: Number(event.target.value) })}
+          >
+            {scrollbackChoices.map((lines) => (
+              <option key={lines} value={lines}>
+                {lines.toLocaleString()} lines
+              </option>
+            ))}
+          </select>
+          <div className="field-help">
+            Lines each terminal keeps above the screen. More lines cost memory in every open
+            terminal.
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor={ids.font}>Font size</label>
+          <input
+            id={ids.font}
+            className="input"
+            inputMode="numeric"
+            value={fontText}
+            aria-invalid={fontError !== undefined}
+            onChange={(event) => setFontText(event.target.value)}
+          />
+          {fontError === undefined ? (
+            <div className="field-help">Also Ctrl + and Ctrl − in a terminal; Ctrl 0 resets.</div>
+          ) : (
+            <div className="field-error">{fontError}</div>
+          )}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.renderer}>Drawing</label>
+          <select
+            id={ids.renderer}
+            className="select"
+            value={draft.renderer}
+            onChange={(event) =>
+              setDraft({ ...draft, renderer: event.target.value as RendererPreference })
+            }
+          >
+            <option value="auto">Automatic</option>
+            <option value="webgl">WebGL (GPU)</option>
+            <option value="dom">DOM</option>
+          </select>
+          <div className="field-help">{rendererHelp()}</div>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+export function openSettingsDialog(model: AppModel): void {
+  model.ui.getState().openDialog({
+    key: 'terminal-settings',
+    render: (close) => <SettingsDialog model={model} onClose={close} />,
+  });
+}

@@ -1,0 +1,242 @@
+import { useEffect, useState, type MouseEvent } from 'react';
+import { useStore } from 'zustand';
+import { useModel } from '../../app/context';
+import { isMac } from '../../app/keyboard';
+import { formatBytes } from '../../ui/format';
+import { Icon, type IconName } from '../../ui/icons';
+import { FindBar } from './FindBar';
+import { Menu, type MenuEntry } from './Menu';
+import { contextMenuEntries, moreMenuEntries } from './pane-actions';
+import { dotLabel, dotState } from './phase';
+import { EndedBanner, NoticeBar, StartingOverlay } from './SessionOverlay';
+import type { TerminalSession } from './session';
+import { shortcutLabel, type TerminalShortcut } from './shortcuts';
+import { useTerminals, useTerminalsFeature } from './use-terminals';
+import { XtermHost } from './XtermHost';
+
+export function PaneButton({
+  icon,
+  label,
+  shortcut,
+  onClick,
+  pressed,
+  disabled,
+  className,
+}: {
+  icon: IconName;
+  label: string;
+  shortcut?: TerminalShortcut;
+  onClick: (event: MouseEvent<HTMLButtonElement>) => void;
+  pressed?: boolean;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const keys = shortcut === undefined ? undefined : shortcutLabel(shortcut, isMac());
+  return (
+    <button
+      type="button"
+      className={className === undefined ? 'term-icon-button' : `term-icon-button ${className}`}
+      aria-label={label}
+      title={keys === undefined ? label : `${label} (${keys})`}
+      aria-pressed={pressed}
+      disabled={disabled}
+      onClick={onClick}
+    >
+      <Icon name={icon} size={14} />
+    </button>
+  );
+}
+
+export function StatusDot({ session }: { session: TerminalSession }) {
+  const state = useStore(session.status, (status) => dotState(status.phase));
+  return (
+    <span
+      className="term-dot"
+      data-state={state}
+      title={dotLabel(state)}
+      aria-label={dotLabel(state)}
+      role="img"
+    />
+  );
+}
+
+function RecordingBadge({ session }: { session: TerminalSession }) {
+  const recording = useStore(session.status, (status) => status.recording);
+  if (recording === undefined) return null;
+  return (
+    <button
+      type="button"
+      className="term-rec"
+      title="Recording: click to stop"
+      aria-label={`Recording, ${formatBytes(recording.size)}: stop`}
+      onClick={() => session.stopRecording()}
+    >
+      REC {formatBytes(recording.size)}
+    </button>
+  );
+}
+
+/** tty / stdin facts worth knowing before typing. */
+function SessionFlags({ session }: { session: TerminalSession }) {
+  const phase = useStore(session.status, (status) => status.phase);
+  if (phase.phase !== 'live') return null;
+  const { tty, stdin, transport } = phase.info;
+  return (
+    <>
+      {!tty && (
+        <span
+          className="badge plain"
+          title="No tty: stderr shows in red, line editing is the program's own"
+        >
+          no tty
+        </span>
+      )}
+      {!stdin && (
+        <span
+          className="badge warn"
+          title="The container was started without stdin: keystrokes go nowhere"
+        >
+          read-only
+        </span>
+      )}
+      <span className="term-size" title="How the stream reaches the container">
+        {transport}
+      </span>
+    </>
+  );
+}
+
+function PaneHeader({
+  session,
+  onMore,
+}: {
+  session: TerminalSession;
+  onMore: (event: MouseEvent<HTMLButtonElement>) => void;
+}) {
+  const feature = useTerminalsFeature();
+  const title = useStore(session.status, () => session.title);
+  const processTitle = useStore(session.status, (status) => status.processTitle);
+  const cols = useStore(session.status, (status) => status.cols);
+  const rows = useStore(session.status, (status) => status.rows);
+  const finding = useTerminals((state) => state.finding.has(session.paneId));
+  return (
+    <header className="term-pane-header">
+      <StatusDot session={session} />
+      <span className="term-pane-title" title={title}>
+        {title}
+      </span>
+      {processTitle !== '' && (
+        <span className="term-pane-subtitle" title={processTitle}>
+          {processTitle}
+        </span>
+      )}
+      <span className="term-size" aria-label="Terminal size" data-cols={cols} data-rows={rows}>
+        {cols}×{rows}
+      </span>
+      <SessionFlags session={session} />
+      <RecordingBadge session={session} />
+      <div className="term-pane-actions">
+        <PaneButton
+          icon="search"
+          label="Find"
+          shortcut={{ action: 'find' }}
+          pressed={finding}
+          onClick={() => feature.setFinding(session.paneId, !finding)}
+        />
+        <PaneButton
+          icon="split"
+          label="Split right"
+          shortcut={{ action: 'split', direction: 'right' }}
+          onClick={() => feature.split('right', session.paneId)}
+        />
+        <PaneButton
+          icon="split"
+          className="term-rotate"
+          label="Split down"
+          shortcut={{ action: 'split', direction: 'down' }}
+          onClick={() => feature.split('down', session.paneId)}
+        />
+        <PaneButton icon="chevronDown" label="More actions" onClick={onMore} />
+        <PaneButton
+          icon="close"
+          label="Close pane"
+          shortcut={{ action: 'close-pane' }}
+          onClick={() => feature.closePane(session.paneId)}
+        />
+      </div>
+    </header>
+  );
+}
+
+interface OpenMenu {
+  readonly entries: readonly MenuEntry[];
+  readonly at: { readonly x: number; readonly y: number };
+  readonly label: string;
+}
+
+/** A live (or ended) terminal: header, the xterm, and what overlays it. */
+export function TerminalPane({ session, active }: { session: TerminalSession; active: boolean }) {
+  const model = useModel();
+  const feature = useTerminalsFeature();
+  const finding = useTerminals((state) => state.finding.has(session.paneId));
+  const title = useStore(session.status, () => session.title);
+  const containerName = title.split(' › ')[0] ?? '';
+  const [menu, setMenu] = useState<OpenMenu | undefined>();
+
+  useEffect(() => {
+    if (active) session.focus();
+  }, [active, session]);
+
+  return (
+    <section
+      className="term-pane"
+      data-active={active}
+      aria-label={`Terminal ${title}`}
+      onMouseDownCapture={() => {
+        if (!active) feature.focusPane(session.paneId);
+      }}
+    >
+      <PaneHeader
+        session={session}
+        onMore={(event) => {
+          const box = event.currentTarget.getBoundingClientRect();
+          setMenu({
+            entries: moreMenuEntries(model, session),
+            at: { x: box.right - 220, y: box.bottom + 4 },
+            label: 'Terminal actions',
+          });
+        }}
+      />
+      <div
+        className="term-body"
+        onContextMenu={(event) => {
+          event.preventDefault();
+          setMenu({
+            entries: contextMenuEntries(model, session, isMac()),
+            at: { x: event.clientX, y: event.clientY },
+            label: 'Terminal',
+          });
+        }}
+      >
+        <XtermHost content={session} />
+        <StartingOverlay session={session} containerName={containerName} />
+        {finding && (
+          <FindBar session={session} onClose={() => feature.setFinding(session.paneId, false)} />
+        )}
+        <EndedBanner session={session} onClose={() => feature.closePane(session.paneId)} />
+      </div>
+      <NoticeBar session={session} />
+      {menu !== undefined && (
+        <Menu
+          entries={menu.entries}
+          at={menu.at}
+          label={menu.label}
+          onClose={() => {
+            setMenu(undefined);
+            session.focus();
+          }}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * A window-level handle for the terminal bench, present only in builds that define
+ * `__PORTHOLE_TERMINAL_DEBUG__` (scripts/bench/terminal.ts builds one): reading xterm's
+ * buffer is the only way to time "keystroke to glyph in the buffer" without waiting for a
+ * paint. Production builds never install it.
+ */
+import type { Terminal } from '@xterm/xterm';
+
+declare const __PORTHOLE_TERMINAL_DEBUG__: boolean | undefined;
+
+export interface TerminalDebugEntry {
+  readonly paneId: string;
+  readonly title: string;
+  readonly term: Terminal;
+  /** Output bytes received from the core so far. */
+  readonly bytesReceived: () => number;
+}
+
+export interface TerminalDebugHandle {
+  terminals(): readonly TerminalDebugEntry[];
+}
+
+declare global {
+  interface Window {
+    portholeTerminalDebug?: TerminalDebugHandle;
+  }
+}
+
+export const terminalDebugEnabled =
+  typeof __PORTHOLE_TERMINAL_DEBUG__ !== 'undefined' && __PORTHOLE_TERMINAL_DEBUG__ === true;
+
+export function installTerminalDebug(handle: TerminalDebugHandle): () => void {
+  if (!terminalDebugEnabled || typeof window === 'undefined') return () => undefined;
+  window.portholeTerminalDebug = handle;
+  return () => {
+    if (window.portholeTerminalDebug === handle) delete window.portholeTerminalDebug;
+  };
+}

@@ -1,0 +1,156 @@
+/** What a terminal pane offers in its menus and the palette: recordings, transcripts… */
+import { AppError, toAppErrorData } from '../../../../shared/errors';
+import { copyWithToast } from '../../app/CopyButton';
+import type { AppModel } from '../../app/model';
+import { parseCast } from './asciicast';
+import { downloadText, fileNameFor, pickFile } from './files';
+import type { MenuEntry } from './Menu';
+import { openSettingsDialog } from './SettingsDialog';
+import type { TerminalSession } from './session';
+import { shortcutLabel } from './shortcuts';
+import { terminalsOf } from './store';
+
+/** A .cast larger than this is refused before it is read: a player holds it all. */
+const maxCastFileBytes = 64 * 1024 * 1024;
+
+export function downloadRecording(session: TerminalSession): void {
+  const cast = session.status.getState().lastCast;
+  if (cast !== undefined) downloadText(cast.fileName, cast.text, 'application/x-asciicast');
+}
+
+export function replayRecording(model: AppModel, session: TerminalSession): void {
+  const cast = session.status.getState().lastCast;
+  if (cast === undefined) return;
+  void terminalsOf(model).openPlayer(parseCast(cast.text), cast.title);
+}
+
+export function exportTranscript(session: TerminalSession): void {
+  downloadText(fileNameFor(session.title.replace('›', ''), 'txt'), session.transcript());
+}
+
+export function exportHtml(session: TerminalSession): void {
+  downloadText(
+    fileNameFor(session.title.replace('›', ''), 'html'),
+    session.transcriptHtml(),
+    'text/html',
+  );
+}
+
+/** "Replay a recording…": a .cast file from disk, into a player tab. */
+export async function replayFromFile(model: AppModel): Promise<void> {
+  const file = await pickFile('.cast,application/x-asciicast,application/json,text/plain');
+  if (file === undefined) return;
+  try {
+    if (file.size > maxCastFileBytes) {
+      throw new AppError({
+        code: 'resource-exhausted',
+        message: `${file.name} is ${Math.round(file.size / 1024 / 1024)} MB; the player opens recordings up to ${maxCastFileBytes / 1024 / 1024} MB.`,
+        hint: 'Cut it down with asciinema (asciinema cut) or play it with asciinema itself.',
+      });
+    }
+    const cast = parseCast(await file.text());
+    await terminalsOf(model).openPlayer(cast, cast.header.title ?? file.name);
+  } catch (error) {
+    model.toasts.getState().show({
+      tone: 'error',
+      title: `Could not replay ${file.name}`,
+      error: toAppErrorData(error),
+    });
+  }
+}
+
+function label(mac: boolean, shortcut: Parameters<typeof shortcutLabel>[0]): string | undefined {
+  return shortcutLabel(shortcut, mac);
+}
+
+/** The right-click menu over a terminal. */
+export function contextMenuEntries(
+  model: AppModel,
+  session: TerminalSession,
+  mac: boolean,
+): MenuEntry[] {
+  const feature = terminalsOf(model);
+  const hasSelection = session.term.hasSelection();
+  return [
+    {
+      label: 'Copy',
+      shortcut: label(mac, { action: 'copy' }),
+      disabled: !hasSelection,
+      onSelect: () => void copyWithToast(model, session.term.getSelection(), 'the selection'),
+    },
+    {
+      label: 'Paste',
+      shortcut: label(mac, { action: 'paste' }),
+      onSelect: () => void session.pasteFromClipboard(),
+    },
+    { label: 'Select all', onSelect: () => session.term.selectAll() },
+    {
+      label: 'Find…',
+      shortcut: label(mac, { action: 'find' }),
+      onSelect: () => feature.setFinding(session.paneId, true),
+    },
+    { label: 'Clear', onSelect: () => session.term.clear() },
+    'separator',
+    {
+      label: 'Split right',
+      shortcut: label(mac, { action: 'split', direction: 'right' }),
+      onSelect: () => feature.split('right', session.paneId),
+    },
+    {
+      label: 'Split down',
+      shortcut: label(mac, { action: 'split', direction: 'down' }),
+      onSelect: () => feature.split('down', session.paneId),
+    },
+    'separator',
+    {
+      label: 'Close pane',
+      shortcut: label(mac, { action: 'close-pane' }),
+      onSelect: () => feature.closePane(session.paneId),
+    },
+  ];
+}
+
+/** The pane header's "More" menu: sessions, recordings, transcripts, settings. */
+export function moreMenuEntries(model: AppModel, session: TerminalSession): MenuEntry[] {
+  const feature = terminalsOf(model);
+  const { phase, recording, lastCast } = session.status.getState();
+  return [
+    recording === undefined
+      ? {
+          label: 'Start recording',
+          disabled: phase.phase === 'ended',
+          onSelect: () => session.startRecording(),
+        }
+      : { label: 'Stop recording', onSelect: () => session.stopRecording() },
+    {
+      label: 'Download recording (.cast)',
+      disabled: lastCast === undefined,
+      onSelect: () => downloadRecording(session),
+    },
+    {
+      label: 'Replay recording',
+      disabled: lastCast === undefined,
+      onSelect: () => replayRecording(model, session),
+    },
+    'separator',
+    { label: 'Export transcript (.txt)', onSelect: () => exportTranscript(session) },
+    { label: 'Export with colours (.html)', onSelect: () => exportHtml(session) },
+    {
+      label: 'Copy all output',
+      onSelect: () => void copyWithToast(model, session.transcript(), 'the output'),
+    },
+    'separator',
+    {
+      label: 'New tab like this one',
+      onSelect: () => feature.duplicate(session.paneId),
+    },
+    { label: 'Reopen', disabled: phase.phase !== 'ended', onSelect: () => session.reopen() },
+    {
+      label: phase.phase === 'live' && phase.info.kind === 'attach' ? 'Detach' : 'End session',
+      disabled: phase.phase !== 'live',
+      onSelect: () => session.close(),
+    },
+    'separator',
+    { label: 'Terminal settings…', onSelect: () => openSettingsDialog(model) },
+  ];
+}

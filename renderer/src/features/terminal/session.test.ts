@@ -1,0 +1,188 @@
+// @vitest-environment happy-dom
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseCast } from './asciicast';
+import { TerminalSession } from './session';
+import { defaultSettings } from './settings';
+import { fakeTerminalCore, installInertCanvas, toBase64, type FakeTerminalCore } from './testing';
+import type { TerminalColors } from './theme';
+import { loadXterm } from './xterm-modules';
+
+const colors: TerminalColors = {
+  theme: { background: '#ffffff', foreground: '#000000' },
+  match: '#ffff00',
+  activeMatch: '#ff8800',
+  fontFamily: 'monospace',
+};
+
+let restoreCanvas: (() => void) | undefined;
+beforeAll(() => {
+  restoreCanvas = installInertCanvas();
+});
+afterAll(() => restoreCanvas?.());
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const run of cleanup.reverse()) run();
+  cleanup = [];
+});
+
+async function openSession(core: FakeTerminalCore, onShortcut = vi.fn()) {
+  const modules = await loadXterm();
+  const session = new TerminalSession(
+    'pane-1',
+    { nodeId: 'n1', containerId: 'c1', containerName: 'web', kind: 'exec' },
+    {
+      client: core.client,
+      modules,
+      settings: () => defaultSettings,
+      colors: () => colors,
+      mac: false,
+      onShortcut,
+    },
+  );
+  const host = document.createElement('div');
+  document.body.append(host);
+  session.attach(host);
+  cleanup.push(() => {
+    session.dispose();
+    host.remove();
+    core.client.dispose();
+  });
+  await vi.waitFor(() => core.sink());
+  return { session, host };
+}
+
+function press(session: TerminalSession, init: KeyboardEventInit & { keyCode?: number }): void {
+  session.term.textarea?.dispatchEvent(
+    new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init }),
+  );
+}
+
+function typed(core: FakeTerminalCore): string {
+  return core.writes.map(([, data]) => data).join('');
+}
+
+function screenLine(session: TerminalSession, row: number): string {
+  return session.term.buffer.active.getLine(row)?.translateToString(true) ?? '';
+}
+
+describe('TerminalSession with xterm.js', () => {
+  it('opens at the size xterm has, with the probed shell', async () => {
+    const core = fakeTerminalCore();
+    const { session } = await openSession(core);
+    expect(core.opened[0]).toMatchObject({
+      cols: session.term.cols,
+      rows: session.term.rows,
+      command: ['/bin/ash'],
+    });
+    expect(session.title).toBe('web › /bin/ash');
+  });
+
+  it('sends what keys mean to the process: Ctrl-C, arrows, text, paste', async () => {
+    const core = fakeTerminalCore();
+    const { session } = await openSession(core);
+    press(session, { key: 'c', code: 'KeyC', ctrlKey: true, keyCode: 67 });
+    await vi.waitFor(() => expect(typed(core)).toBe('\x03'));
+    press(session, { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 });
+    press(session, { key: 'a', code: 'KeyA', keyCode: 65 });
+    session.term.paste('echo "pasted"');
+    await vi.waitFor(() => expect(typed(core)).toBe('\x03\x1b[Aaecho "pasted"'));
+    expect(core.writes.every(([, , encoding]) => encoding === 'utf8')).toBe(true);
+  });
+
+  it('keeps its own shortcuts from the process and lets the app have Ctrl+digits', async () => {
+    const core = fakeTerminalCore();
+    const onShortcut = vi.fn();
+    const { session } = await openSession(core, onShortcut);
+    press(session, { key: 'E', code: 'KeyE', ctrlKey: true, shiftKey: true, keyCode: 69 });
+    press(session, { key: 'C', code: 'KeyC', ctrlKey: true, shiftKey: true, keyCode: 67 });
+    const appKey = new KeyboardEvent('keydown', {
+      key: '2',
+      code: 'Digit2',
+      ctrlKey: true,
+      bubbles: true,
+      cancelable: true,
+    });
+    const seenByApp = vi.fn();
+    window.addEventListener('keydown', seenByApp);
+    session.term.textarea?.dispatchEvent(appKey);
+    window.removeEventListener('keydown', seenByApp);
+    expect(onShortcut.mock.calls.map(([, shortcut]) => shortcut as unknown)).toEqual([
+      { action: 'split', direction: 'right' },
+      { action: 'copy' },
+    ]);
+    expect(seenByApp).toHaveBeenCalledOnce();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(core.writes).toEqual([]);
+  });
+
+  it('draws output bytes into the buffer and acknowledges them', async () => {
+    const core = fakeTerminalCore();
+    const { session } = await openSession(core);
+    // "grüße" with the ü split between two events: xterm decodes UTF-8 across writes.
+    const bytes = new TextEncoder().encode('grüße\r\n');
+    core.sink().next({ type: 'output', stream: 'stdout', data: toBase64(bytes.subarray(0, 3)) });
+    core.sink().next({ type: 'output', stream: 'stdout', data: toBase64(bytes.subarray(3)) });
+    await vi.waitFor(() => expect(screenLine(session, 0)).toBe('grüße'));
+    await vi.waitFor(() => expect(core.acks.reduce((a, b) => a + b, 0)).toBe(bytes.length));
+    expect(session.bytesReceived).toBe(bytes.length);
+  });
+
+  it('shows how it ended, reopens on Enter, and closes the core terminal on dispose', async () => {
+    const core = fakeTerminalCore();
+    const { session } = await openSession(core);
+    core.sink().next({ type: 'exit', exitCode: 3, reason: 'Exited with code 3.' });
+    await vi.waitFor(() =>
+      expect(session.status.getState().phase).toMatchObject({ phase: 'ended', exitCode: 3 }),
+    );
+    press(session, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    await vi.waitFor(() => expect(core.opened).toHaveLength(2));
+    expect(core.probes).toBe(1); // the reopen runs the shell it found
+    expect(core.opened[1]?.command).toEqual(['/bin/ash']);
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('live'));
+    expect(session.status.getState().generation).toBe(2);
+    session.dispose();
+    await vi.waitFor(() => expect(core.closed).toEqual(['t2']));
+  });
+
+  it('records what it draws as asciicast, with resizes', async () => {
+    const core = fakeTerminalCore();
+    const { session } = await openSession(core);
+    session.startRecording();
+    core.sink().next({ type: 'output', stream: 'stdout', data: toBase64('$ ls\r\n') });
+    await vi.waitFor(() => expect(screenLine(session, 0)).toBe('$ ls'));
+    session.term.resize(60, 20);
+    const saved = session.stopRecording();
+    const cast = parseCast(saved?.text ?? '');
+    expect(cast.header).toMatchObject({ width: 80, height: 24, title: 'web › /bin/ash' });
+    expect(cast.events.map((event) => [event.type, event.data])).toEqual([
+      ['o', '$ ls\r\n'],
+      ['r', '60x20'],
+    ]);
+    expect(saved?.fileName).toMatch(/^web-bin-ash-\d{4}-\d{2}-\d{2}-\d{6}\.cast$/);
+    expect(session.status.getState().lastCast).toBe(saved);
+  });
+
+  it('exports the transcript as text and moves its element between hosts', async () => {
+    const core = fakeTerminalCore();
+    const { session, host } = await openSession(core);
+    core.sink().next({
+      type: 'output',
+      stream: 'stdout',
+      data: toBase64('\x1b[1mbold\x1b[0m line\r\nnext\r\n'),
+    });
+    await vi.waitFor(() => expect(session.transcript()).toBe('bold line\nnext\n'));
+    const html = session.transcriptHtml();
+    expect(html).toContain('bold');
+    expect(html).toContain('font-weight: bold');
+    const other = document.createElement('div');
+    document.body.append(other);
+    session.detach(host);
+    expect(host.childElementCount).toBe(0);
+    session.attach(other);
+    expect(other.firstElementChild).toBe(session.element);
+    expect(session.transcript()).toBe('bold line\nnext\n');
+    expect(core.opened).toHaveLength(1); // moving it opened nothing new
+    other.remove();
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { shortcutLabel, terminalShortcut, type KeyLike } from './shortcuts';
+
+function key(keyName: string, modifiers: Partial<KeyLike> = {}): KeyLike {
+  return {
+    key: keyName,
+    ctrlKey: false,
+    shiftKey: false,
+    altKey: false,
+    metaKey: false,
+    ...modifiers,
+  };
+}
+
+describe('terminalShortcut on Linux and Windows', () => {
+  const linux = (event: KeyLike) => terminalShortcut(event, false);
+
+  it('leaves what programs read to the program', () => {
+    for (const event of [
+      key('c', { ctrlKey: true }), // SIGINT
+      key('v', { ctrlKey: true }),
+      key('k', { ctrlKey: true }),
+      key('w', { ctrlKey: true }),
+      key('r', { ctrlKey: true }),
+      key('ArrowLeft', { ctrlKey: true }),
+      key('b', { altKey: true }),
+      key('a'),
+      key('Enter'),
+    ]) {
+      expect(linux(event)).toBeUndefined();
+    }
+  });
+
+  it('maps the terminal shortcuts', () => {
+    expect(linux(key('C', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'copy' });
+    expect(linux(key('V', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'paste' });
+    expect(linux(key('F', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'find' });
+    expect(linux(key('=', { ctrlKey: true }))).toEqual({ action: 'zoom', step: 1 });
+    expect(linux(key('+', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'zoom', step: 1 });
+    expect(linux(key('-', { ctrlKey: true }))).toEqual({ action: 'zoom', step: -1 });
+    expect(linux(key('0', { ctrlKey: true }))).toEqual({ action: 'zoom', step: 0 });
+    expect(linux(key('E', { ctrlKey: true, shiftKey: true }))).toEqual({
+      action: 'split',
+      direction: 'right',
+    });
+    expect(linux(key('O', { ctrlKey: true, shiftKey: true }))).toEqual({
+      action: 'split',
+      direction: 'down',
+    });
+    expect(linux(key('W', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'close-pane' });
+    expect(linux(key('ArrowUp', { altKey: true }))).toEqual({ action: 'focus', direction: 'up' });
+    expect(linux(key('PageDown', { ctrlKey: true }))).toEqual({ action: 'tab', step: 1 });
+    expect(linux(key('P', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'palette' });
+    expect(linux(key('3', { ctrlKey: true }))).toEqual({ action: 'app' });
+  });
+});
+
+describe('terminalShortcut on macOS', () => {
+  const mac = (event: KeyLike) => terminalShortcut(event, true);
+
+  it('uses ⌘, leaving Ctrl to the program', () => {
+    expect(mac(key('c', { ctrlKey: true }))).toBeUndefined();
+    expect(mac(key('f', { metaKey: true }))).toEqual({ action: 'find' });
+    expect(mac(key('d', { metaKey: true }))).toEqual({ action: 'split', direction: 'right' });
+    expect(mac(key('D', { metaKey: true, shiftKey: true }))).toEqual({
+      action: 'split',
+      direction: 'down',
+    });
+    expect(mac(key('ArrowLeft', { metaKey: true, altKey: true }))).toEqual({
+      action: 'focus',
+      direction: 'left',
+    });
+    expect(mac(key('k', { metaKey: true }))).toEqual({ action: 'app' });
+    expect(mac(key('c', { metaKey: true }))).toBeUndefined(); // the browser's copy event
+  });
+});
+
+describe('shortcutLabel', () => {
+  it('writes shortcuts the platform way', () => {
+    expect(shortcutLabel({ action: 'copy' }, false)).toBe('Ctrl+Shift+C');
+    expect(shortcutLabel({ action: 'split', direction: 'down' }, true)).toBe('⇧⌘D');
+    expect(shortcutLabel({ action: 'focus', direction: 'left' }, false)).toBe('Alt+←');
+    expect(shortcutLabel({ action: 'app' }, false)).toBeUndefined();
+  });
+});

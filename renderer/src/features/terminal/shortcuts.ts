@@ -1,0 +1,124 @@
+/**
+ * The terminal's own shortcuts. Everything else goes to the process: a shortcut here
+ * takes a key away from shells and editors, so they follow what native terminals use
+ * (GNOME Terminal / Terminator on Linux and Windows, iTerm on macOS) and need Shift or a
+ * modifier no terminal program reads.
+ */
+import type { FocusDirection, SplitDirection } from './layout';
+
+export type TerminalShortcut =
+  | { readonly action: 'copy' }
+  | { readonly action: 'paste' }
+  | { readonly action: 'find' }
+  | { readonly action: 'zoom'; readonly step: 1 | -1 | 0 }
+  | { readonly action: 'split'; readonly direction: SplitDirection }
+  | { readonly action: 'close-pane' }
+  | { readonly action: 'focus'; readonly direction: FocusDirection }
+  | { readonly action: 'tab'; readonly step: 1 | -1 }
+  | { readonly action: 'palette' }
+  /** Not the terminal's: let the app have it (Ctrl+1…9 switch views). */
+  | { readonly action: 'app' };
+
+export interface KeyLike {
+  readonly key: string;
+  readonly ctrlKey: boolean;
+  readonly shiftKey: boolean;
+  readonly altKey: boolean;
+  readonly metaKey: boolean;
+}
+
+const arrows: Readonly<Record<string, FocusDirection>> = {
+  ArrowLeft: 'left',
+  ArrowRight: 'right',
+  ArrowUp: 'up',
+  ArrowDown: 'down',
+};
+
+function zoomStep(key: string): 1 | -1 | 0 | undefined {
+  if (key === '=' || key === '+') return 1;
+  if (key === '-' || key === '_') return -1;
+  if (key === '0') return 0;
+  return undefined;
+}
+
+export function terminalShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undefined {
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  if (mac) {
+    if (!event.metaKey || event.ctrlKey) return undefined;
+    const direction = arrows[key];
+    if (event.altKey) return direction === undefined ? undefined : { action: 'focus', direction };
+    const zoom = zoomStep(key);
+    if (zoom !== undefined && !event.shiftKey) return { action: 'zoom', step: zoom };
+    if (key === 'f') return { action: 'find' };
+    if (key === 'd') return { action: 'split', direction: event.shiftKey ? 'down' : 'right' };
+    if (key === 'w' && !event.shiftKey) return { action: 'close-pane' };
+    if (event.shiftKey && (key === '[' || key === '{')) return { action: 'tab', step: -1 };
+    if (event.shiftKey && (key === ']' || key === '}')) return { action: 'tab', step: 1 };
+    if (event.shiftKey && key === 'p') return { action: 'palette' };
+    if (/^[1-9]$/.test(key) || key === 'k') return { action: 'app' };
+    return undefined;
+  }
+  if (event.metaKey) return undefined;
+  if (event.altKey && !event.ctrlKey && !event.shiftKey) {
+    const direction = arrows[key];
+    return direction === undefined ? undefined : { action: 'focus', direction };
+  }
+  if (!event.ctrlKey || event.altKey) return undefined;
+  if (event.shiftKey) {
+    switch (key) {
+      case 'c':
+        return { action: 'copy' };
+      case 'v':
+        return { action: 'paste' };
+      case 'f':
+        return { action: 'find' };
+      case 'e':
+        return { action: 'split', direction: 'right' };
+      case 'o':
+        return { action: 'split', direction: 'down' };
+      case 'w':
+        return { action: 'close-pane' };
+      case 'p':
+        return { action: 'palette' };
+      case '+':
+        return { action: 'zoom', step: 1 };
+    }
+    return undefined;
+  }
+  if (key === 'PageUp') return { action: 'tab', step: -1 };
+  if (key === 'PageDown') return { action: 'tab', step: 1 };
+  const zoom = zoomStep(key);
+  if (zoom !== undefined) return { action: 'zoom', step: zoom };
+  if (/^[1-9]$/.test(key)) return { action: 'app' };
+  return undefined;
+}
+
+/** How menus and tooltips write a shortcut on this platform. */
+export function shortcutLabel(shortcut: TerminalShortcut, mac: boolean): string | undefined {
+  const mod = mac ? '⌘' : 'Ctrl+';
+  const shift = mac ? '⇧' : 'Shift+';
+  switch (shortcut.action) {
+    case 'copy':
+      return mac ? '⌘C' : 'Ctrl+Shift+C';
+    case 'paste':
+      return mac ? '⌘V' : 'Ctrl+Shift+V';
+    case 'find':
+      return mac ? '⌘F' : 'Ctrl+Shift+F';
+    case 'zoom':
+      return `${mod}${shortcut.step === 1 ? '=' : shortcut.step === -1 ? '-' : '0'}`;
+    case 'split':
+      if (mac) return shortcut.direction === 'right' ? '⌘D' : '⇧⌘D';
+      return shortcut.direction === 'right' ? 'Ctrl+Shift+E' : 'Ctrl+Shift+O';
+    case 'close-pane':
+      return mac ? '⌘W' : 'Ctrl+Shift+W';
+    case 'focus':
+      return `${mac ? '⌥⌘' : 'Alt+'}${{ left: '←', right: '→', up: '↑', down: '↓' }[shortcut.direction]}`;
+    case 'tab':
+      if (mac) return `${shift}${mod}${shortcut.step === 1 ? ']' : '['}`;
+      return `Ctrl+${shortcut.step === 1 ? 'PageDown' : 'PageUp'}`;
+    case 'palette':
+      return `${mac ? '⇧⌘' : 'Ctrl+Shift+'}P`;
+    case 'app':
+      return undefined;
+  }
+}

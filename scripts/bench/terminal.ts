@@ -1,0 +1,352 @@
+/**
+ * The terminal bench: Porthole in browser mode (the real host and core, the production
+ * renderer built with the terminal debug handle), headless Chromium, a busybox shell on
+ * the lab node (MB = 10^6 bytes):
+ *
+ *   term_flood_mbps                 50 MiB of `yes` lines from the shell, Enter to the
+ *                                   last line parsed in xterm's buffer (core, WebSocket,
+ *                                   renderer, flow control, xterm: the whole app)
+ *   term_echo_p50_ms / _p99_ms      a keystroke (xterm input, as typing produces it) to its
+ *                                   echo in the terminal buffer, 200 keys, shell idle
+ *   term_echo_during_flood_p99_ms   the same in a second pane while the first one floods
+ *
+ * Targets: flood ≥ 10 MB/s, echo p50 ≤ 5 ms and p99 ≤ 20 ms, during a flood p99 ≤ 100 ms.
+ *
+ *   npm run bench -- --only terminal        (or: tsx scripts/bench/terminal.ts [--runtime 1.6])
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { createCore } from '../../electron/core/composition';
+import { CriClient } from '../../electron/core/cri';
+import { startHost } from '../../electron/core/host';
+import { launchChromium } from '../../test/e2e/support/chromium';
+import {
+  busyboxContainerConfig,
+  labRuntimes,
+  podSandboxConfig,
+  type LabRuntime,
+} from '../../test/support/lab';
+import { rendererConfig } from '../build';
+// The page's `window.portholeTerminalDebug`, declared by the renderer.
+import type {} from '../../renderer/src/features/terminal/debug';
+import { percentile, round } from './stats';
+import type { BenchContext, BenchFigure, BenchModule } from './types';
+
+const floodBytes = 50 * 1024 * 1024;
+/** Where the container keeps the flood's text (see startContainer). */
+const floodFile = '/tmp/porthole-flood.txt';
+const echoKeys = 200;
+const label = { 'porthole-bench': 'terminal' };
+
+export const terminalBenchTargets = {
+  term_flood_mbps: 10,
+  term_echo_p50_ms: 5,
+  term_echo_p99_ms: 20,
+  term_echo_during_flood_p99_ms: 100,
+} as const;
+
+type Figure = keyof typeof terminalBenchTargets;
+
+/** The production renderer, plus the window handle the measurements read (debug.ts). */
+async function buildRenderer(outDir: string): Promise<void> {
+  const previous = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    const config = rendererConfig();
+    await build({
+      ...config,
+      logLevel: 'error',
+      define: { ...config.define, __PORTHOLE_TERMINAL_DEBUG__: 'true' },
+      build: { ...config.build, outDir },
+    });
+  } finally {
+    if (previous === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = previous;
+  }
+}
+
+async function startContainer(runtime: LabRuntime): Promise<() => Promise<void>> {
+  const cri = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
+  const removeAll = async (): Promise<void> => {
+    for (const pod of await cri.listPods({ labels: label })) {
+      await cri.stopPod(pod.id).catch(() => undefined);
+      await cri.removePod(pod.id).catch(() => undefined);
+    }
+  };
+  await removeAll();
+  const config = podSandboxConfig('bench-terminal', { runtime, labels: label });
+  const podId = await cri.runPod(config);
+  const id = await cri.createContainer(
+    podId,
+    busyboxContainerConfig('bench-shell', ['sleep', '3600'], { labels: label }),
+    config,
+  );
+  await cri.startContainer(id);
+  // The flood's text is prepared before anything is timed: `cat` of a file measures
+  // Porthole, where `yes | head` through a pipe would measure busybox (5–7 MB/s here).
+  const prepared = await cri.execSync(
+    id,
+    [
+      'sh',
+      '-c',
+      `yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c ${floodBytes} > ${floodFile}`,
+    ],
+    60,
+  );
+  if (prepared.exitCode !== 0)
+    throw new Error('Could not prepare the flood file in the container.');
+  return async () => {
+    await removeAll();
+    cri.dispose();
+  };
+}
+
+/** Connects the lab node and opens a shell from the container's detail pane. */
+async function openShell(page: Page, endpoint: string): Promise<void> {
+  const card = page.getByRole('article').filter({ hasText: endpoint });
+  await card.getByRole('button', { name: 'Connect' }).click();
+  await card.getByRole('button', { name: 'Disconnect' }).waitFor({ timeout: 30_000 });
+  await page
+    .getByRole('navigation', { name: 'Porthole' })
+    .getByRole('button', { name: /^Containers/ })
+    .click();
+  await page.getByRole('searchbox', { name: 'Filter containers by text' }).fill('bench-shell');
+  await page
+    .getByRole('grid', { name: 'Containers' })
+    .locator('[role="row"][data-key]')
+    .first()
+    .click();
+  await page.keyboard.press('Enter');
+  await page
+    .getByRole('complementary', { name: 'Container details' })
+    .locator('.detail-actions')
+    .getByRole('button', { name: 'Shell' })
+    .click();
+}
+
+/** Waits until terminal `index` shows a shell prompt on its cursor line. */
+async function waitForPrompt(page: Page, index: number): Promise<void> {
+  await page.waitForFunction(
+    (at) => {
+      const term = window.portholeTerminalDebug?.terminals()[at]?.term;
+      if (term === undefined) return false;
+      const buffer = term.buffer.active;
+      const line = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
+      return /[#$] ?$/.test(line);
+    },
+    index,
+    { timeout: 30_000, polling: 50 },
+  );
+}
+
+/** Keystroke → echo in the buffer, `count` keys typed into terminal `index`. */
+async function echoTimes(page: Page, index: number, count: number): Promise<number[]> {
+  return page.evaluate(
+    async ({ at, keys }) => {
+      const term = window.portholeTerminalDebug?.terminals()[at]?.term;
+      if (term === undefined) throw new Error(`no terminal ${at}`);
+      const echo = (char: string): Promise<number> =>
+        new Promise((done, fail) => {
+          const started = performance.now();
+          const timer = setTimeout(() => fail(new Error(`no echo of ${char} in 10 s`)), 10_000);
+          const listener = term.onWriteParsed(() => {
+            const buffer = term.buffer.active;
+            const cell = buffer.getLine(buffer.baseY + buffer.cursorY)?.getCell(buffer.cursorX - 1);
+            if (cell?.getChars() !== char) return;
+            clearTimeout(timer);
+            listener.dispose();
+            done(performance.now() - started);
+          });
+          term.input(char, true);
+        });
+      const times: number[] = [];
+      for (let key = 0; key < keys; key += 1) {
+        times.push(await echo(String.fromCharCode(97 + (key % 26))));
+        // A new line now and then (Ctrl-U clears it) so the line never wraps.
+        if (key % 40 === 39) term.input('\x15', true);
+        await new Promise((wait) => setTimeout(wait, 10));
+      }
+      term.input('\x15', true);
+      return times;
+    },
+    { at: index, keys: count },
+  );
+}
+
+interface FloodResult {
+  readonly seconds: number;
+  readonly echoes: number[];
+}
+
+/**
+ * Floods terminal `flooder` and types into terminal `typist` meanwhile, a key every
+ * 50 ms, until the flood's end marker is parsed.
+ */
+async function flood(
+  page: Page,
+  flooder: number,
+  typist: number | undefined,
+): Promise<FloodResult> {
+  return page.evaluate(
+    async ({ from, to, bytes, file }) => {
+      const terminals = window.portholeTerminalDebug?.terminals() ?? [];
+      const flooding = terminals[from];
+      const typing = to === undefined ? undefined : terminals[to]?.term;
+      if (flooding === undefined) throw new Error('no terminal to flood');
+      const term = flooding.term;
+      const marker = 'FLOOD-42-DONE';
+      const startBytes = flooding.bytesReceived();
+      const done = new Promise<number>((resolve) => {
+        const listener = term.onWriteParsed(() => {
+          // Cheap until the bytes are all there; then look for the marker line.
+          if (flooding.bytesReceived() - startBytes < bytes) return;
+          const buffer = term.buffer.active;
+          for (
+            let row = buffer.baseY + buffer.cursorY;
+            row >= Math.max(0, buffer.baseY + buffer.cursorY - 3);
+            row -= 1
+          ) {
+            if (buffer.getLine(row)?.translateToString(true) === marker) {
+              listener.dispose();
+              resolve(performance.now());
+              return;
+            }
+          }
+        });
+      });
+      const started = performance.now();
+      term.input(`cat ${file}; echo; echo FLOOD-$((40+2))-DONE\r`, true);
+      let finished = false;
+      const ended = done.then((at) => {
+        finished = true;
+        return at;
+      });
+      const echoes: number[] = [];
+      let key = 0;
+      // Wait for the flood to be under way, then type while it lasts.
+      while (!finished && flooding.bytesReceived() - startBytes < 1024 * 1024) {
+        await new Promise((wait) => setTimeout(wait, 20));
+      }
+      while (!finished && typing !== undefined) {
+        const char = String.fromCharCode(97 + (key % 26));
+        key += 1;
+        const echoed = new Promise<number>((resolve) => {
+          const t0 = performance.now();
+          const listener = typing.onWriteParsed(() => {
+            const buffer = typing.buffer.active;
+            const cell = buffer.getLine(buffer.baseY + buffer.cursorY)?.getCell(buffer.cursorX - 1);
+            if (cell?.getChars() !== char) return;
+            listener.dispose();
+            resolve(performance.now() - t0);
+          });
+          typing.input(char, true);
+        });
+        echoes.push(await echoed);
+        if (key % 40 === 0) typing.input('\x15', true);
+        await new Promise((wait) => setTimeout(wait, 50));
+      }
+      typing?.input('\x15', true);
+      return { seconds: ((await ended) - started) / 1000, echoes };
+    },
+    { from: flooder, to: typist, bytes: floodBytes, file: floodFile },
+  );
+}
+
+export async function runTerminalBench(
+  runtime: LabRuntime,
+  log: (line: string) => void = () => undefined,
+): Promise<Record<Figure, number>> {
+  const outDir = mkdtempSync(join(tmpdir(), 'porthole-bench-terminal-'));
+  const configDir = mkdtempSync(join(tmpdir(), 'porthole-bench-config-'));
+  const cleanups: (() => Promise<void> | void)[] = [
+    () => rmSync(outDir, { recursive: true, force: true }),
+    () => rmSync(configDir, { recursive: true, force: true }),
+  ];
+  try {
+    log('building the renderer with the terminal debug handle');
+    await buildRenderer(outDir);
+    cleanups.push(await startContainer(runtime));
+    const core = createCore({ configDir, env: { CONTAINER_RUNTIME_ENDPOINT: runtime.endpoint } });
+    cleanups.push(() => core.dispose());
+    const host = await startHost({
+      staticDir: outDir,
+      services: core.services,
+      events: core.events,
+      warn: () => undefined,
+    });
+    cleanups.push(() => host.close());
+    const browser = await launchChromium();
+    cleanups.push(() => browser.close());
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // tsx compiles with keepNames: functions sent to page.evaluate call its __name helper.
+    await page.addInitScript({ content: 'window.__name = (fn) => fn;' });
+    await page.goto(host.url);
+
+    await openShell(page, runtime.endpoint);
+    await waitForPrompt(page, 0);
+    await echoTimes(page, 0, 20); // warm-up: JIT, the shell's line editor
+    const idle = await echoTimes(page, 0, echoKeys);
+    log(`echo idle: p50 ${round(percentile(idle, 50))} ms, p99 ${round(percentile(idle, 99))} ms`);
+
+    await page
+      .locator('section.term-pane')
+      .first()
+      .getByRole('button', { name: 'Split right' })
+      .click();
+    await page.waitForFunction(() => window.portholeTerminalDebug?.terminals().length === 2);
+    await waitForPrompt(page, 1);
+    // The flood figure alone; then a second flood with keys typed in the other pane.
+    const alone = await flood(page, 0, undefined);
+    const mbps = floodBytes / 1e6 / alone.seconds;
+    log(`flood: ${round(mbps)} MB/s (${round(alone.seconds)} s)`);
+    const typed = await flood(page, 0, 1);
+    log(
+      `flood with typing: ${round(floodBytes / 1e6 / typed.seconds)} MB/s, ${typed.echoes.length} echoes meanwhile, ` +
+        `p50 ${round(percentile(typed.echoes, 50))} ms, p99 ${round(percentile(typed.echoes, 99))} ms`,
+    );
+    return {
+      term_flood_mbps: round(mbps, 1),
+      term_echo_p50_ms: round(percentile(idle, 50), 2),
+      term_echo_p99_ms: round(percentile(idle, 99), 2),
+      term_echo_during_flood_p99_ms: round(percentile(typed.echoes, 99), 1),
+    };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+export const terminalBench: BenchModule = {
+  name: 'terminal',
+  async run(context: BenchContext): Promise<readonly BenchFigure[]> {
+    const results = await runTerminalBench(context.runtime, context.log);
+    return Object.entries(results).map(([name, value]) => {
+      const unit = name.endsWith('_mbps') ? 'MB/s' : 'ms';
+      const target = terminalBenchTargets[name as Figure];
+      return { name, value, unit, target: { op: unit === 'MB/s' ? '>=' : '<=', value: target } };
+    });
+  },
+};
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const wanted = process.argv.includes('--runtime')
+    ? process.argv[process.argv.indexOf('--runtime') + 1]
+    : undefined;
+  const runtimes = labRuntimes();
+  const runtime =
+    runtimes.find(
+      (r) => wanted !== undefined && (r.id === wanted || r.id === `containerd-${wanted}`),
+    ) ?? runtimes[runtimes.length - 1];
+  if (runtime === undefined) throw new Error('The lab has no runtime.');
+  runTerminalBench(runtime, (line) => process.stderr.write(`${line}\n`)).then(
+    (results) => process.stdout.write(`${JSON.stringify(results, null, 2)}\n`),
+    (error: unknown) => {
+      process.stderr.write(
+        `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exitCode = 1;
+    },
+  );
+}

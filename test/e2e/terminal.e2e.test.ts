@@ -1,0 +1,554 @@
+/**
+ * Terminals as a user has them, against the real lab: the browser-mode host with the real
+ * core, headless Chromium, busybox containers made for the run (labelled
+ * `e2e-run=<run id>`, removed afterwards). Text is read from xterm's DOM rows; headless
+ * Chromium's WebGL is a software rasteriser, so the app draws with the DOM renderer here.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../../electron/core/composition';
+import { CriClient } from '../../electron/core/cri';
+import type { Host } from '../../electron/core/host';
+import {
+  busyboxContainerConfig,
+  labRuntimes,
+  podSandboxConfig,
+  type LabRuntime,
+} from '../support/lab';
+import { percentile } from '../../scripts/bench/stats';
+import { AppPage, PalettePage } from './pages/app-page';
+import { NodesPage } from './pages/nodes-page';
+import { ResourcesPage } from './pages/resources-page';
+import { TerminalPage } from './pages/terminal-page';
+import { screenshot } from './support/artifacts';
+import { openApp, startBrowserHost, type OpenedApp } from './support/browser-app';
+import { launchChromium } from './support/chromium';
+
+const runId = Math.random().toString(36).slice(2, 8);
+const runLabel = { 'e2e-run': runId };
+const podName = `e2e-${runId}-term`;
+const oldPodName = `e2e-${runId}-term16`;
+
+const runtimes = labRuntimes();
+const primary = runtimes[runtimes.length - 1] as LabRuntime;
+const secondary = runtimes.length > 1 ? runtimes[0] : undefined;
+
+const floodBytes = 50 * 1024 * 1024;
+const floodCommand = `yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c ${floodBytes}; echo; echo FLOOD-$((40+2))-DONE`;
+
+interface ContainerSpec {
+  readonly name: string;
+  readonly command: readonly string[];
+  readonly tty?: boolean;
+  readonly stdin?: boolean;
+}
+
+const containers: readonly ContainerSpec[] = [
+  { name: 'shell', command: ['sleep', '3600'] },
+  {
+    name: 'console',
+    tty: true,
+    command: ['sh', '-c', 'i=0; while true; do i=$((i+1)); echo "console tick $i"; sleep 1; done'],
+  },
+  {
+    name: 'reader',
+    stdin: true,
+    command: ['sh', '-c', 'while read -r line; do echo "got: $line"; done'],
+  },
+  {
+    name: 'noisy',
+    command: ['sh', '-c', 'while true; do echo "to stdout"; echo "to stderr" >&2; sleep 1; done'],
+  },
+];
+
+async function createPod(
+  runtime: LabRuntime,
+  name: string,
+  specs: readonly ContainerSpec[],
+): Promise<void> {
+  const client = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
+  try {
+    const config = podSandboxConfig(name, { runtime, labels: runLabel });
+    const podId = await client.runPod(config);
+    for (const spec of specs) {
+      const id = await client.createContainer(
+        podId,
+        busyboxContainerConfig(spec.name, [...spec.command], {
+          labels: runLabel,
+          ...(spec.tty === true && { tty: true, stdin: true }),
+          ...(spec.stdin === true && { stdin: true }),
+        }),
+        config,
+      );
+      await client.startContainer(id);
+    }
+  } finally {
+    client.dispose();
+  }
+}
+
+async function removeRunPods(runtime: LabRuntime): Promise<void> {
+  const client = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
+  try {
+    for (const pod of await client.listPods({ labels: runLabel })) {
+      await client.stopPod(pod.id).catch(() => undefined);
+      await client.removePod(pod.id).catch(() => undefined);
+    }
+  } finally {
+    client.dispose();
+  }
+}
+
+/**
+ * Keystroke to glyph on screen in pane `index`: each key's time from its keydown to the
+ * row showing it (a MutationObserver on xterm's rows), measured in the page.
+ */
+async function installEchoProbe(page: Page, index: number): Promise<void> {
+  await page.evaluate((paneIndex) => {
+    const pane = document.querySelectorAll('section.term-pane')[paneIndex];
+    const rows = pane?.querySelector('.xterm-rows');
+    if (pane === undefined || rows === null || rows === undefined)
+      throw new Error('no terminal rows');
+    const probe = {
+      typed: '',
+      samples: [] as number[],
+      pending: undefined as { text: string; at: number } | undefined,
+    };
+    const check = (): void => {
+      const pending = probe.pending;
+      if (pending === undefined) return;
+      if ((rows.textContent ?? '').replace(/\u00a0/g, ' ').includes(pending.text)) {
+        probe.samples.push(performance.now() - pending.at);
+        probe.pending = undefined;
+      }
+    };
+    document.addEventListener(
+      'keydown',
+      (event) => {
+        // Only keys typed into this pane (the other pane gets the flood command).
+        if (!(event.target instanceof Node) || !pane.contains(event.target)) return;
+        if (event.ctrlKey && event.key === 'u') probe.typed = ''; // the line is cleared
+        if (event.key.length !== 1 || event.ctrlKey || event.altKey || event.metaKey) return;
+        probe.typed += event.key;
+        probe.pending = { text: `# ${probe.typed}`, at: performance.now() };
+      },
+      true,
+    );
+    new MutationObserver(check).observe(rows, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
+    (window as unknown as { echoProbe: typeof probe }).echoProbe = probe;
+  }, index);
+}
+
+/** Types `keys` one by one, each after the previous one's echo; returns their times. */
+async function measureEchoes(page: Page, keys: string): Promise<number[]> {
+  const samples = (): Promise<number[]> =>
+    page.evaluate(
+      () => (window as unknown as { echoProbe: { samples: number[] } }).echoProbe.samples,
+    );
+  const before = (await samples()).length;
+  for (const [index, key] of [...keys].entries()) {
+    await page.keyboard.press(key);
+    await page.waitForFunction(
+      (count) =>
+        (window as unknown as { echoProbe: { samples: number[] } }).echoProbe.samples.length >=
+        count,
+      before + index + 1,
+      { timeout: 10_000, polling: 20 },
+    );
+    await page.waitForTimeout(40);
+  }
+  return (await samples()).slice(before);
+}
+
+describe('Terminals in the browser, against the lab', () => {
+  let configDir: string;
+  let core: Core;
+  let host: Host;
+  let browser: Browser;
+  let opened: OpenedApp;
+  let page: Page;
+  let app: AppPage;
+  let terminals: TerminalPage;
+
+  async function openFromContainer(name: string, action: 'Shell' | 'Attach'): Promise<void> {
+    await app.go('Containers');
+    const table = new ResourcesPage(page, 'containers');
+    await table.filter(runId);
+    await table.row(new RegExp(`^${name}`)).waitFor({ timeout: 20_000 });
+    await table.open(new RegExp(`^${name}`));
+    await table.detailAction(action).click();
+    await page.getByRole('heading', { level: 1, name: 'Terminals' }).waitFor();
+  }
+
+  async function openPaletteFromTerminal(): Promise<PalettePage> {
+    await terminals.focus(terminals.activePane);
+    await page.keyboard.press('Control+Shift+P');
+    const palette = new PalettePage(page);
+    await palette.input.waitFor();
+    return palette;
+  }
+
+  beforeAll(async () => {
+    await createPod(primary, podName, containers);
+    if (secondary !== undefined)
+      await createPod(secondary, oldPodName, [{ name: 'old-shell', command: ['sleep', '3600'] }]);
+    configDir = mkdtempSync(join(tmpdir(), 'porthole-e2e-'));
+    core = createCore({ configDir, env: { CONTAINER_RUNTIME_ENDPOINT: primary.endpoint } });
+    host = await startBrowserHost(core.services, core.events);
+    browser = await launchChromium();
+    opened = await openApp(browser, host);
+    page = opened.page;
+    app = new AppPage(page);
+    terminals = new TerminalPage(page);
+    const nodes = new NodesPage(page);
+    const card = page.getByRole('article').filter({ hasText: primary.endpoint });
+    await card.getByRole('button', { name: 'Connect' }).click();
+    await card.getByRole('button', { name: 'Disconnect' }).waitFor({ timeout: 30_000 });
+    void nodes;
+  });
+
+  afterAll(async () => {
+    await opened?.close();
+    await browser?.close();
+    await host?.close();
+    core?.dispose();
+    for (const runtime of runtimes) await removeRunPods(runtime);
+    if (configDir !== undefined) rmSync(configDir, { recursive: true, force: true });
+  });
+
+  it("opens a shell from a container's actions and runs echo hi", async () => {
+    await openFromContainer('shell', 'Shell');
+    const pane = terminals.pane(0);
+    await terminals.waitForPrompt(pane);
+    await expect
+      .poll(() => pane.getAttribute('aria-label'))
+      .toMatch(/^Terminal shell › \S*(ash|sh)$/);
+    await terminals.run(pane, 'echo hi');
+    await terminals.waitForLine(pane, 'hi');
+    await screenshot(page, 'terminal-live-shell');
+    // The session monitor has it, live.
+    expect(
+      core.sessions
+        .list()
+        .filter((session) => session.state === 'active' && session.kind === 'exec'),
+    ).toHaveLength(1);
+  });
+
+  it('keeps stty size equal to the pane, also after the window is resized', async () => {
+    const pane = terminals.pane(0);
+    const before = await terminals.size(pane);
+    await terminals.run(pane, 'stty size');
+    await terminals.waitForLine(pane, `${before.rows} ${before.cols}`);
+    expect(await pane.locator('.xterm-rows > div').count()).toBe(before.rows);
+
+    await page.setViewportSize({ width: 1100, height: 640 });
+    await expect.poll(async () => (await terminals.size(pane)).cols).toBeLessThan(before.cols);
+    const after = await terminals.size(pane);
+    expect(after.rows).toBeLessThan(before.rows);
+    await page.waitForTimeout(300); // the resize is debounced (100 ms)
+    await terminals.run(pane, 'clear; stty size');
+    await terminals.waitForLine(pane, `${after.rows} ${after.cols}`);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it('interrupts sleep 100 with Ctrl-C', async () => {
+    const pane = terminals.pane(0);
+    await terminals.run(pane, 'clear; sleep 100');
+    await page.waitForTimeout(500);
+    const started = Date.now();
+    await page.keyboard.press('Control+c');
+    await terminals.waitForPrompt(pane, 5_000);
+    await terminals.run(pane, 'echo "status $?"');
+    await terminals.waitForLine(pane, 'status 130', 5_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('shows exit code 3 when the shell exits, and reopens a new one', async () => {
+    const pane = terminals.pane(0);
+    await terminals.run(pane, 'exit 3');
+    const ended = terminals.ended(pane);
+    await ended.waitFor();
+    await expect.poll(() => ended.textContent()).toContain('exited with code 3');
+    await expect
+      .poll(() => pane.locator('.term-dot').first().getAttribute('data-state'))
+      .toBe('failed');
+    await screenshot(page, 'terminal-ended-session');
+    await expect
+      .poll(() => core.sessions.list().find((session) => session.kind === 'exec')?.exitCode)
+      .toBe(3);
+
+    await ended.getByRole('button', { name: 'Reopen' }).click();
+    await ended.waitFor({ state: 'detached' });
+    await terminals.waitForPrompt(pane);
+    await terminals.run(pane, 'echo reopened');
+    await terminals.waitForLine(pane, 'reopened');
+  });
+
+  it('splits the tab into two shells that work apart', async () => {
+    const first = terminals.pane(0);
+    await terminals.headerButton(first, 'Split right').click();
+    await expect.poll(() => terminals.panes.count()).toBe(2);
+    const second = terminals.pane(1);
+    await expect.poll(() => second.getAttribute('data-active')).toBe('true');
+    await terminals.waitForPrompt(second);
+    await terminals.run(second, 'echo second pane');
+    await terminals.waitForLine(second, 'second pane');
+    expect(await terminals.lines(first)).not.toContain('second pane');
+    await terminals.run(first, 'echo first pane');
+    await terminals.waitForLine(first, 'first pane');
+    expect(await terminals.lines(second)).not.toContain('first pane');
+    // Focus moves with Alt+arrows.
+    await page.keyboard.press('Alt+ArrowRight');
+    await expect.poll(() => second.getAttribute('data-active')).toBe('true');
+    await screenshot(page, 'terminal-split');
+  });
+
+  it(
+    'stays responsive while a shell prints 50 MB: echo in the other pane',
+    { timeout: 240_000 },
+    async () => {
+      const [first, second] = [terminals.pane(0), terminals.pane(1)];
+      await terminals.run(second, 'clear');
+      await terminals.waitForPrompt(second);
+      await installEchoProbe(page, 1);
+      // Echo with nothing else going on, for comparison.
+      await terminals.focus(second);
+      const idle = await measureEchoes(page, 'abcde');
+      await page.keyboard.press('Control+u');
+
+      await terminals.run(first, floodCommand);
+      const floodStarted = Date.now();
+      await terminals.waitForLine(first, /^0123456789abcdefghij/, 30_000);
+      await terminals.focus(second);
+      const during = await measureEchoes(page, 'fghijklmnopqrstuvwxy');
+      const stillFlooding = !(await terminals.lines(first)).includes('FLOOD-42-DONE');
+      await terminals.waitForLine(first, 'FLOOD-42-DONE', 200_000);
+      const seconds = (Date.now() - floodStarted) / 1000;
+      const heap = await page.evaluate(
+        () =>
+          (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory
+            ?.usedJSHeapSize ?? 0,
+      );
+      console.log(
+        `flood: ${(floodBytes / 1e6 / seconds).toFixed(1)} MB/s (${seconds.toFixed(1)} s); echo idle p50 ${percentile(idle, 50).toFixed(1)} ms; ` +
+          `during the flood p50 ${percentile(during, 50).toFixed(1)} ms, max ${Math.max(...during).toFixed(1)} ms; heap ${(heap / 1e6).toFixed(0)} MB`,
+      );
+      // The other pane's line back to empty, and the flooded shell answers again.
+      await page.keyboard.press('Control+u');
+      await terminals.run(first, 'echo after the flood');
+      await terminals.waitForLine(first, 'after the flood');
+
+      expect(stillFlooding).toBe(true); // the echoes were measured while the flood ran
+      expect(during).toHaveLength(20);
+      // Glyph on screen, keys sent by Playwright, on a shared CI machine: a frozen pane
+      // fails this; the bench holds the 100 ms target (term_echo_during_flood_p99_ms).
+      expect(percentile(during, 50)).toBeLessThanOrEqual(250);
+      expect(Math.max(...during)).toBeLessThan(2000);
+      // Scrollback is bounded: 50 MB of output doesn't become 50 MB of page memory.
+      expect(heap).toBeLessThan(300e6);
+    },
+  );
+
+  it('finds text in the scrollback', async () => {
+    const first = terminals.pane(0);
+    await terminals.focus(first);
+    await page.keyboard.press('Control+Shift+F');
+    const find = first.getByRole('search', { name: 'Find in the terminal' });
+    await find.getByRole('searchbox', { name: 'Find' }).fill('after the flood');
+    await expect
+      .poll(() => find.locator('.term-find-count').textContent())
+      .toMatch(/^\d+ of \d+$|found$/);
+    await page.keyboard.press('Escape');
+    await find.waitFor({ state: 'detached' });
+  });
+
+  it('copies with Ctrl+Shift+C, pastes with Ctrl+Shift+V and zooms with Ctrl+=', async () => {
+    const first = terminals.pane(0);
+    await terminals.run(first, 'clear; echo copy-me');
+    await terminals.waitForLine(first, 'copy-me');
+    const rows = await terminals.lines(first);
+    const box = await first.locator('.xterm-rows > div').nth(rows.indexOf('copy-me')).boundingBox();
+    if (box === null) throw new Error('the row is not on screen');
+    // xterm selects on its screen layer above the rows: double-click a word there.
+    await page.mouse.dblclick(box.x + 20, box.y + box.height / 2);
+    await page.keyboard.press('Control+Shift+C');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('copy-me');
+    await page.keyboard.type('echo pasted-');
+    await page.keyboard.press('Control+Shift+V');
+    await page.keyboard.press('Enter');
+    await terminals.waitForLine(first, 'pasted-copy-me');
+
+    const before = await terminals.size(first);
+    await page.keyboard.press('Control+Equal');
+    await expect.poll(async () => (await terminals.size(first)).cols).toBeLessThan(before.cols);
+    await page.keyboard.press('Control+0');
+    await expect.poll(async () => (await terminals.size(first)).cols).toBe(before.cols);
+  });
+
+  it('records a session to asciicast, downloads it and replays it', async () => {
+    const second = terminals.pane(1);
+    await terminals.more(second, 'Start recording');
+    await second.getByRole('button', { name: /^Recording/ }).waitFor();
+    await terminals.run(second, 'echo recorded line');
+    await terminals.waitForLine(second, 'recorded line');
+    await terminals.more(second, 'Stop recording');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      terminals.more(second, 'Download recording (.cast)'),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^shell-.*\.cast$/);
+    const text = readFileSync(await download.path(), 'utf8');
+    const [header, ...events] = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    const { cols, rows } = await terminals.size(second);
+    expect(header).toMatchObject({ version: 2, width: cols, height: rows });
+    expect(events.map((event) => (event as [number, string, string])[2]).join('')).toContain(
+      'recorded line',
+    );
+
+    await terminals.more(second, 'Replay recording');
+    await expect.poll(() => terminals.selectedTab.textContent()).toMatch(/^Replay/);
+    const player = page.getByRole('region', { name: /^Replay / });
+    await expect
+      .poll(() => terminals.screen(player), { timeout: 15_000 })
+      .toContain('recorded line');
+    await player.getByRole('button', { name: 'Close replay' }).click();
+  });
+
+  it('attaches to a tty container and shows its output', async () => {
+    await openFromContainer('console', 'Attach');
+    const pane = terminals.activePane;
+    await expect.poll(() => pane.getAttribute('aria-label')).toBe('Terminal console › attach');
+    await terminals.waitForLine(pane, /^console tick \d+$/, 15_000);
+    expect(await pane.locator('.badge', { hasText: 'no tty' }).count()).toBe(0);
+  });
+
+  it('shows stderr in red when the container has no tty', async () => {
+    await openFromContainer('noisy', 'Attach');
+    const pane = terminals.activePane;
+    await pane.locator('.badge', { hasText: 'no tty' }).waitFor();
+    await terminals.waitForLine(pane, 'to stderr', 15_000);
+    const styles = await pane.evaluate((element) =>
+      [...element.querySelectorAll('.xterm-rows span')].map((span) => ({
+        text: span.textContent?.replace(/\u00a0/g, ' ').trim() ?? '',
+        red: span.classList.contains('xterm-fg-1'),
+      })),
+    );
+    expect(styles.filter((span) => span.text === 'to stderr').every((span) => span.red)).toBe(true);
+    expect(styles.some((span) => span.text === 'to stdout' && span.red)).toBe(false);
+  });
+
+  it('edits lines locally for a container without a tty, and sends them whole', async () => {
+    await openFromContainer('reader', 'Attach');
+    const pane = terminals.activePane;
+    await pane.locator('.badge', { hasText: 'no tty' }).waitFor();
+    await terminals.focus(pane);
+    await page.keyboard.type('hellp');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('o world');
+    await page.keyboard.press('Enter');
+    await terminals.waitForLine(pane, 'got: hello world', 15_000);
+    expect(await terminals.lines(pane)).toContain('hello world'); // the local echo
+  });
+
+  it('opens a shell from the command palette', async () => {
+    const count = await terminals.tabs.count();
+    // In a terminal Ctrl+K belongs to the shell (kill line); Ctrl+Shift+P opens the palette.
+    const palette = await openPaletteFromTerminal();
+    await palette.run(`Shell in shell (${podName})`);
+    await expect.poll(() => terminals.tabs.count()).toBe(count + 1);
+    const pane = terminals.activePane;
+    await terminals.waitForPrompt(pane);
+    await terminals.run(pane, 'echo from the palette');
+    await terminals.waitForLine(pane, 'from the palette');
+  });
+
+  it("follows the app's theme", async () => {
+    const pane = terminals.activePane;
+    const foreground = (): Promise<string> =>
+      pane.locator('.xterm-rows').evaluate((rows) => getComputedStyle(rows).color);
+    const light = await foreground();
+    let palette = await openPaletteFromTerminal();
+    await palette.run('Theme: dark');
+    await expect.poll(foreground).not.toBe(light);
+    await screenshot(page, 'terminal-dark');
+    palette = await openPaletteFromTerminal();
+    await palette.run('Theme: follow the system');
+    await expect.poll(foreground).toBe(light);
+  });
+
+  it('keeps terminals alive while other views are shown', async () => {
+    const count = await terminals.tabs.count();
+    await app.go('Nodes');
+    await terminals.go();
+    expect(await terminals.tabs.count()).toBe(count);
+    await terminals.tabs.first().click();
+    const first = terminals.pane(0);
+    await terminals.run(first, 'echo still here');
+    await terminals.waitForLine(first, 'still here');
+  });
+
+  it('draws with WebGL when asked, and falls back to the DOM when the context is lost', async () => {
+    await page.getByRole('button', { name: 'Terminal settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Terminal settings' });
+    await dialog.getByLabel('Drawing').selectOption('webgl');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const first = terminals.pane(0);
+    await expect.poll(() => first.locator('.xterm-screen canvas').count()).toBeGreaterThan(0);
+    await first.evaluate((element) => {
+      for (const canvas of element.querySelectorAll('canvas')) {
+        canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context')?.loseContext();
+      }
+    });
+    await first.getByText('The GPU context was lost').waitFor({ timeout: 15_000 });
+    await terminals.run(first, 'echo drawn by the dom');
+    await terminals.waitForLine(first, 'drawn by the dom');
+
+    await page.getByRole('button', { name: 'Terminal settings' }).click();
+    await dialog.getByLabel('Drawing').selectOption('auto');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+  });
+
+  it.runIf(secondary !== undefined)('opens a shell on containerd 1.6 too', async () => {
+    const runtime = secondary as LabRuntime;
+    await app.go('Nodes');
+    await new NodesPage(page).addNode({ name: 'lab 1.6', endpoint: runtime.endpoint }, true);
+    await new NodesPage(page).waitConnected('lab 1.6');
+    await openFromContainer('old-shell', 'Shell');
+    const pane = terminals.activePane;
+    await terminals.waitForPrompt(pane);
+    await terminals.run(pane, 'echo hi from 1.6');
+    await terminals.waitForLine(pane, 'hi from 1.6');
+  });
+
+  it('ends the core session when its pane is closed', async () => {
+    while ((await terminals.tabs.count()) > 0) {
+      await page
+        .getByRole('tablist', { name: 'Terminal tabs' })
+        .getByRole('button', { name: 'Close tab' })
+        .first()
+        .click();
+    }
+    await page.getByText('No terminals open').waitFor();
+    await expect
+      .poll(() =>
+        core.sessions
+          .list()
+          .filter((session) => session.state === 'active' || session.state === 'starting'),
+      )
+      .toEqual([]);
+  });
+
+  it('threw no error in the page', () => {
+    expect(opened.pageErrors).toEqual([]);
+  });
+});
