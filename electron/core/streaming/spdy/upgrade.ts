@@ -99,13 +99,16 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
 
     let socket: Duplex = raw;
     if (target.secure) {
-      const tlsSocket = await connectTls(raw, target.hostname, options.tls, controller.signal).catch(
-        (error: unknown) => {
-          if (controller.signal.aborted) throw abortReason(controller.signal);
-          const failure = describeTlsFailure(error as Error);
-          throw fail(failure.code, failure.message, { ...failure, cause: error });
-        },
-      );
+      const tlsSocket = await connectTls(
+        raw,
+        target.hostname,
+        options.tls,
+        controller.signal,
+      ).catch((error: unknown) => {
+        if (controller.signal.aborted) throw abortReason(controller.signal);
+        const failure = describeTlsFailure(error as Error);
+        throw fail(failure.code, failure.message, { ...failure, cause: error });
+      });
       opened.push(tlsSocket);
       socket = tlsSocket;
     }

@@ -98,13 +98,11 @@ export async function connectWebSocket(options: WebSocketConnectOptions): Promis
     opened.push(raw);
     let socket = raw;
     if (endpoint.secure) {
-      socket = await connectTls(raw, endpoint.host, options.tls, signal).catch(
-        (error: unknown) => {
-          if (signal.aborted) throw reason(signal);
-          const failure = describeTlsFailure(error as Error);
-          throw fail(failure.code, failure.message, { ...failure, cause: error });
-        },
-      );
+      socket = await connectTls(raw, endpoint.host, options.tls, signal).catch((error: unknown) => {
+        if (signal.aborted) throw reason(signal);
+        const failure = describeTlsFailure(error as Error);
+        throw fail(failure.code, failure.message, { ...failure, cause: error });
+      });
       opened.push(socket);
     }
     return await upgrade(socket, endpoint, options, signal, fail);

@@ -124,8 +124,8 @@ export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () =
   const live = entry.live;
   const spec = entry.spec;
   return (
-    <section className="forward-detail" aria-label={`Forward ${entry.name}`}>
-      <header className="forward-detail-header">
+    <section className="bottom-detail forward-detail" aria-label={`Forward ${entry.name}`}>
+      <header className="bottom-detail-header">
         <h2>{entry.name}</h2>
         <Badge
           tone={stateTones[row.state]}

@@ -66,8 +66,8 @@ export function SessionDetail({
   const live = isLive(session);
   const target = session.target;
   return (
-    <section className="session-detail" aria-label="Session details">
-      <header className="session-detail-header">
+    <section className="bottom-detail session-detail" aria-label="Session details">
+      <header className="bottom-detail-header">
         <h2>
           {kindLabels[session.kind]} · {target.description}
         </h2>
