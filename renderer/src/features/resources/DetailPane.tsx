@@ -633,20 +633,35 @@ function PaneContent({ kind, row }: { kind: ResourceKind; row: RowsByKind[Resour
   }
 }
 
+/** A resource's actions above its detail (loading, loaded, or failed with what it last had). */
+function PaneLayout<K extends ResourceKind>({
+  actions,
+  detail,
+  body,
+}: {
+  actions: ReactNode;
+  detail: DetailState<K> | undefined;
+  body: (value: DetailsByKind[K]) => ReactNode;
+}) {
+  return (
+    <>
+      <div className="detail-actions">{actions}</div>
+      <div className="detail-body">
+        <DetailBody<K> detail={detail}>{body}</DetailBody>
+      </div>
+    </>
+  );
+}
+
 function PodPane({ pod }: { pod: PodRow }) {
   const item = useResources((state) => state.index.pods.get(pod.key));
   const detail = useResourceDetail('pods', item);
   return (
-    <>
-      <div className="detail-actions">
-        <PodActions pod={pod} />
-      </div>
-      <div className="detail-body">
-        <DetailBody<'pods'> detail={detail}>
-          {(value) => <PodBody pod={pod} detail={value} />}
-        </DetailBody>
-      </div>
-    </>
+    <PaneLayout<'pods'>
+      actions={<PodActions pod={pod} />}
+      detail={detail}
+      body={(value) => <PodBody pod={pod} detail={value} />}
+    />
   );
 }
 
@@ -654,16 +669,11 @@ function ContainerPane({ container }: { container: ContainerRow }) {
   const item = useResources((state) => state.index.containers.get(container.key));
   const detail = useResourceDetail('containers', item);
   return (
-    <>
-      <div className="detail-actions">
-        <ContainerActions container={container} />
-      </div>
-      <div className="detail-body">
-        <DetailBody<'containers'> detail={detail}>
-          {(value) => <ContainerBody container={container} detail={value} />}
-        </DetailBody>
-      </div>
-    </>
+    <PaneLayout<'containers'>
+      actions={<ContainerActions container={container} />}
+      detail={detail}
+      body={(value) => <ContainerBody container={container} detail={value} />}
+    />
   );
 }
 
@@ -671,16 +681,11 @@ function ImagePane({ image }: { image: ImageRow }) {
   const item = useResources((state) => state.index.images.get(image.key));
   const detail = useResourceDetail('images', item);
   return (
-    <>
-      <div className="detail-actions">
-        <ImageActions image={image} />
-      </div>
-      <div className="detail-body">
-        <DetailBody<'images'> detail={detail}>
-          {(value) => <ImageBody image={image} detail={value} />}
-        </DetailBody>
-      </div>
-    </>
+    <PaneLayout<'images'>
+      actions={<ImageActions image={image} />}
+      detail={detail}
+      body={(value) => <ImageBody image={image} detail={value} />}
+    />
   );
 }
 

@@ -22,6 +22,42 @@ const nodeColumn = <Row extends { readonly nodeId: string }>(): Column<Row> => (
   render: (row) => <NodeName nodeId={row.nodeId} />,
 });
 
+/** Attempt, age and id: the last columns of pods and containers alike. */
+function lifecycleColumns<Row extends PodRow | ContainerRow>(): readonly Column<Row>[] {
+  return [
+    {
+      id: 'attempt',
+      priority: 20,
+      header: 'Attempt',
+      width: 74,
+      sortable: true,
+      align: 'end',
+      render: (row) => row.attempt,
+    },
+    {
+      id: 'age',
+      priority: 60,
+      header: 'Age',
+      width: 64,
+      sortable: true,
+      align: 'end',
+      render: (row) => <Age since={row.createdAt} />,
+    },
+    {
+      id: 'id',
+      priority: 10,
+      header: 'ID',
+      width: 124,
+      sortable: true,
+      render: (row) => (
+        <span className="mono cell-sub" title={row.id}>
+          {shortId(row.id)}
+        </span>
+      ),
+    },
+  ];
+}
+
 const podColumns: readonly Column<PodRow>[] = [
   {
     id: 'name',
@@ -65,36 +101,7 @@ const podColumns: readonly Column<PodRow>[] = [
       </span>
     ),
   },
-  {
-    id: 'attempt',
-    priority: 20,
-    header: 'Attempt',
-    width: 74,
-    sortable: true,
-    align: 'end',
-    render: (row) => row.attempt,
-  },
-  {
-    id: 'age',
-    priority: 60,
-    header: 'Age',
-    width: 64,
-    sortable: true,
-    align: 'end',
-    render: (row) => <Age since={row.createdAt} />,
-  },
-  {
-    id: 'id',
-    priority: 10,
-    header: 'ID',
-    width: 124,
-    sortable: true,
-    render: (row) => (
-      <span className="mono cell-sub" title={row.id}>
-        {shortId(row.id)}
-      </span>
-    ),
-  },
+  ...lifecycleColumns<PodRow>(),
 ];
 
 const containerColumns: readonly Column<ContainerRow>[] = [
@@ -149,36 +156,7 @@ const containerColumns: readonly Column<ContainerRow>[] = [
     render: (row) => <StateBadge state={row.state} />,
   },
   ...statsColumns<ContainerRow>('containers'),
-  {
-    id: 'attempt',
-    priority: 20,
-    header: 'Attempt',
-    width: 74,
-    sortable: true,
-    align: 'end',
-    render: (row) => row.attempt,
-  },
-  {
-    id: 'age',
-    priority: 60,
-    header: 'Age',
-    width: 64,
-    sortable: true,
-    align: 'end',
-    render: (row) => <Age since={row.createdAt} />,
-  },
-  {
-    id: 'id',
-    priority: 10,
-    header: 'ID',
-    width: 124,
-    sortable: true,
-    render: (row) => (
-      <span className="mono cell-sub" title={row.id}>
-        {shortId(row.id)}
-      </span>
-    ),
-  },
+  ...lifecycleColumns<ContainerRow>(),
 ];
 
 const imageColumns: readonly Column<ImageRow>[] = [
