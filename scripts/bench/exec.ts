@@ -20,6 +20,7 @@ import {
   type TransportKind,
 } from '../../electron/core/streaming';
 import { busyboxContainerConfig, labRuntimes, podSandboxConfig } from '../../test/support/lab';
+import { echoRoundTrips } from './echo';
 import { mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
@@ -98,29 +99,7 @@ async function stdinMbps(lab: Lab, transport: TransportKind, input: Buffer): Pro
 async function echoRtts(lab: Lab, transport: TransportKind): Promise<number[]> {
   const session = await exec(lab, ['cat'], { transport, stdin: true });
   try {
-    const stdout = session.stdout!;
-    let received = '';
-    let waiting: { line: string; resolve: (at: number) => void } | undefined;
-    stdout.on('data', (chunk: Buffer) => {
-      const at = performance.now();
-      received += chunk.toString('latin1');
-      if (waiting !== undefined && received.endsWith(waiting.line)) {
-        received = '';
-        const { resolve } = waiting;
-        waiting = undefined;
-        resolve(at);
-      }
-    });
-    const rtts: number[] = [];
-    for (let i = 0; i < ECHO_ROUNDS + 20; i++) {
-      const line = `${i}\n`;
-      const arrived = new Promise<number>((resolve) => (waiting = { line, resolve }));
-      const sent = performance.now();
-      session.stdin!.write(line);
-      const at = await arrived;
-      if (i >= 20) rtts.push(at - sent); // the first rounds warm up both ends
-    }
-    return rtts;
+    return await echoRoundTrips(session, ECHO_ROUNDS);
   } finally {
     session.dispose();
   }

@@ -33,6 +33,7 @@ import {
   type LabRuntime,
 } from '../../test/support/lab';
 import { Sshd, generateKey } from '../../test/support/sshd';
+import { echoRoundTrips } from './echo';
 import { mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
@@ -169,29 +170,7 @@ async function execStdoutMbps(node: Node): Promise<number> {
 async function echoRtts(node: Node): Promise<number[]> {
   const session = await exec(node, ['cat'], true);
   try {
-    const stdout = session.stdout!;
-    let received = '';
-    let waiting: { line: string; resolve: (at: number) => void } | undefined;
-    stdout.on('data', (chunk: Buffer) => {
-      const at = performance.now();
-      received += chunk.toString('latin1');
-      if (waiting !== undefined && received.endsWith(waiting.line)) {
-        received = '';
-        const { resolve } = waiting;
-        waiting = undefined;
-        resolve(at);
-      }
-    });
-    const rtts: number[] = [];
-    for (let i = 0; i < ECHO_ROUNDS + 20; i++) {
-      const line = `${i}\n`;
-      const arrived = new Promise<number>((resolve) => (waiting = { line, resolve }));
-      const sent = performance.now();
-      session.stdin!.write(line);
-      const at = await arrived;
-      if (i >= 20) rtts.push(at - sent);
-    }
-    return rtts;
+    return await echoRoundTrips(session, ECHO_ROUNDS);
   } finally {
     session.dispose();
   }
