@@ -215,9 +215,9 @@ describe('host keys', () => {
     const offered = await keygenFingerprint(node.hostKey.publicKeyPath);
     expect(error.code).toBe('permission-denied');
     expect(error.message).toBe(
-      `The host key of [127.0.0.1]:${node.port} has changed (known: ${known}, offered: ${offered}); Porthole refused to connect to node.`,
+      `The host key of [127.0.0.1]:${node.port} has changed (known: ssh-ed25519 ${known}; offered: ssh-ed25519 ${offered}); Porthole refused to connect to node.`,
     );
-    expect(error.detail).toBe(`The known ssh-ed25519 key is at line 1 of ${path}.`);
+    expect(error.detail).toBe(`The known key is at line 1 of ${path} (ssh-ed25519).`);
     expect(error.hint).toMatch(/intercepting.*reinstalled.*ssh-keygen -R/);
     expect(logSince(node, mark)).not.toMatch(/Accepted publickey|Failed publickey/);
   });
