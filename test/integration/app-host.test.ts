@@ -37,9 +37,12 @@ function status(host: Host, path: string): Promise<number> {
   });
 }
 
-function upgradeStatus(host: Host, query: string, origin: string): Promise<number> {
+function upgradeStatus(host: Host, cookie: string | undefined, origin: string): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc${query}`, { origin });
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc`, {
+      origin,
+      ...(cookie !== undefined && { headers: { cookie } }),
+    });
     ws.on('open', () => {
       ws.close();
       resolve(101);
@@ -50,8 +53,9 @@ function upgradeStatus(host: Host, query: string, origin: string): Promise<numbe
 }
 
 async function connectClient(host: Host): Promise<RpcClient> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc?token=${host.token}`, {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc`, {
     origin: host.origin,
+    headers: { cookie: host.sessionCookie },
   });
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
@@ -139,16 +143,18 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     });
 
-    it('refuses the page without the right token', async () => {
+    it('refuses the page without a link, and a link twice', async () => {
+      const link = new URL(host.issueUrl());
       expect(await status(host, '/')).toBe(401);
       expect(await status(host, '/?token=wrong')).toBe(403);
-      expect(await status(host, `/?token=${host.token}`)).toBe(200);
+      expect(await status(host, `${link.pathname}${link.search}`)).toBe(200);
+      expect(await status(host, `${link.pathname}${link.search}`)).toBe(403);
     });
 
-    it('refuses WebSocket upgrades without the token or from another origin', async () => {
-      expect(await upgradeStatus(host, '', host.origin)).toBe(401);
-      expect(await upgradeStatus(host, '?token=wrong', host.origin)).toBe(403);
-      expect(await upgradeStatus(host, `?token=${host.token}`, 'http://evil.example')).toBe(403);
+    it('refuses WebSocket upgrades without the session cookie or from another origin', async () => {
+      expect(await upgradeStatus(host, undefined, host.origin)).toBe(401);
+      expect(await upgradeStatus(host, 'porthole-1=wrong', host.origin)).toBe(401);
+      expect(await upgradeStatus(host, host.sessionCookie, 'http://evil.example')).toBe(403);
     });
 
     it('lists the lab runtime and connects it', async () => {
