@@ -14,7 +14,14 @@
  * Regular expressions, and case-insensitive text with non-ASCII letters (whose case
  * can't be folded byte by byte), test each line's decoded text instead: slower, still
  * bounded by `timeBudgetMs` (the result says `truncated` when the budget ran out).
+ *
+ * A user's regular expression runs on RE2JS, a linear-time engine (RE2's syntax and
+ * guarantees), not on V8's backtracking one: there `(a+)+$` over one long line of a's
+ * takes exponential time, on the thread that serves the whole UI, and no time budget
+ * checked between lines can stop a single test. RE2 has no lookaround or backreferences,
+ * which is the price of that bound.
  */
+import { RE2JS } from 're2js';
 import { AppError } from '../../../shared/errors';
 import type { LogSearchQuery, LogSearchResult } from '../../../shared/model';
 import { lineFlags } from './columns';
@@ -99,15 +106,15 @@ export function toMatcher(query: LogSearchQuery): Matcher {
   }
   const caseSensitive = query.caseSensitive === true;
   if (query.regex === true) {
-    let pattern: RegExp;
+    let pattern: RE2JS;
     try {
-      pattern = new RegExp(query.text, caseSensitive ? '' : 'i');
+      pattern = RE2JS.compile(query.text, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
     } catch (error) {
       throw new AppError({
         code: 'invalid-argument',
-        message: 'That is not a valid regular expression.',
+        message: 'That is not a regular expression Porthole can search with.',
         detail: error instanceof Error ? error.message : String(error),
-        hint: 'Turn off "regex" to search for the text as it is.',
+        hint: 'Search uses RE2 syntax, which runs in linear time: no lookahead, lookbehind or backreferences. Turn off "regex" to search for the text as it is.',
       });
     }
     return { kind: 'lines', test: (text) => pattern.test(text) };
