@@ -28,9 +28,14 @@ interface Answer {
   body: string;
 }
 
-function get(host: Host, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function get(
+  host: Host,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: host.port, path, headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path, headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
@@ -142,6 +147,8 @@ describe('browser-mode host', () => {
     expect((await get(host, '/')).status).toBe(401);
     expect((await get(host, '/?token=nope')).status).toBe(403);
     const path = linkPath(host);
+    // A HEAD (a link preview) does not spend it.
+    expect((await get(host, path, {}, 'HEAD')).status).toBe(401);
     const page = await get(host, path);
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>Porthole</title>');

@@ -185,11 +185,11 @@ export async function startHost(options: HostOptions): Promise<Host> {
     }
     // The app itself (any other path is an app route): with a link or the session cookie.
     const current = session!;
-    const presented = url.searchParams.get('token');
-    const admitted = current.admits(request);
+    // Only a GET spends a link: a HEAD (a link preview, a checker) leaves it for the browser.
+    const presented = request.method === 'GET' ? url.searchParams.get('token') : null;
     if (presented !== null && current.redeem(presented)) {
       response.setHeader('Set-Cookie', current.setCookie());
-    } else if (!admitted) {
+    } else if (!current.admits(request)) {
       return plain(
         response,
         presented === null ? 401 : 403,

@@ -100,6 +100,10 @@ describe('LogSearcher', () => {
         }),
       );
     }
+    // Linear, but a huge program costs seconds per line: refused, with its size.
+    expect(() =>
+      searcher(store).search('all', { text: '[^\\x00]{1000}'.repeat(3), regex: true }, 100),
+    ).toThrow(/too complex to search with \(3002 steps; at most 2000\)/);
     // Case-insensitive by default, as plain text is.
     expect(
       searcher(store).search('all', { text: 'error:? (c|a)', regex: true }, 100).lines,
