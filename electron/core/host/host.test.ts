@@ -517,6 +517,28 @@ describe('a client cannot make the host hold more than its limits', () => {
     }
   });
 
+  it('sends the client answers larger than what it may send (a big snapshot is one event)', async () => {
+    const big = 'n'.repeat(3 * 1024 * 1024);
+    const host = await start({
+      events: fakeEvents({
+        nodes: (_argument, sink) => {
+          sink.next([{ nodeId: big } as never]);
+          return { dispose: () => undefined };
+        },
+      }),
+    });
+    try {
+      const client = createClient(webSocketPort(await openSocket(host)));
+      const payload = await new Promise<readonly { nodeId: string }[]>((resolve) =>
+        client.subscribe('nodes', undefined, resolve),
+      );
+      expect(payload[0]?.nodeId).toHaveLength(big.length);
+      client.dispose();
+    } finally {
+      await host.close();
+    }
+  });
+
   it('stops reading a socket whose answers pile up unread, and reads again once they drain', async () => {
     const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));

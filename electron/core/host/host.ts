@@ -233,10 +233,10 @@ export async function startHost(options: HostOptions): Promise<Host> {
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
-      const port = webSocketPort(ws, {
-        maxMessageBytes: limits.maxMessageBytes,
-        ...(options.outgoingBuffer !== undefined && { buffer: options.outgoingBuffer }),
-      });
+      const port = webSocketPort(
+        ws,
+        options.outgoingBuffer !== undefined ? { buffer: options.outgoingBuffer } : {},
+      );
       const serving = serve(port, options.services, options.events, {
         limits,
         ...(options.onRefused !== undefined && { onProtocolError: options.onRefused }),

@@ -1,7 +1,6 @@
 import type { WebSocket } from 'ws';
-import { AppError } from '../../../shared/errors';
 import { toDisposable } from '../../../shared/lifecycle';
-import { defaultRpcLimits, type MessagePortLike } from '../../../shared/rpc';
+import type { MessagePortLike } from '../../../shared/rpc';
 
 const MiB = 1024 * 1024;
 
@@ -21,7 +20,8 @@ export interface OutgoingBufferLimits {
 export const defaultOutgoingBufferLimits: OutgoingBufferLimits = {
   pauseAbove: 4 * MiB,
   resumeBelow: 1 * MiB,
-  closeAbove: 32 * MiB,
+  // Well above the largest snapshot a legitimate client is sent at once.
+  closeAbove: 64 * MiB,
 };
 
 /** The close code and reason a client that stopped reading gets (a reason fits 123 bytes). */
@@ -32,22 +32,20 @@ export const notReadingClose = {
 
 export interface WebSocketPortOptions {
   readonly buffer?: OutgoingBufferLimits;
-  /** Largest message this side sends, in bytes of JSON; default the RPC's message limit. */
-  readonly maxMessageBytes?: number;
 }
 
 /**
- * A WebSocket as the RPC's port: JSON text frames, one message each. Binary frames are
- * reserved for byte streams (terminals, logs) and ignored here. What waits to be sent is
- * bounded (see OutgoingBufferLimits); a message larger than the peer accepts is refused
- * with an AppError instead of being sent, so the peer never closes on it.
+ * The host's end of a WebSocket as the RPC's port: JSON text frames, one message each.
+ * Binary frames are reserved for byte streams (terminals, logs) and ignored here. What the
+ * core sends is not capped per message (a resources snapshot of thousands of containers is
+ * one), but what waits unread is (see OutgoingBufferLimits); what it receives is bounded by
+ * the server's maxPayload and the RPC's own limits.
  */
 export function webSocketPort(
   socket: WebSocket,
   options: WebSocketPortOptions = {},
 ): MessagePortLike {
   const buffer = options.buffer ?? defaultOutgoingBufferLimits;
-  const maxMessageBytes = options.maxMessageBytes ?? defaultRpcLimits.maxMessageBytes;
   const closeListeners = new Set<() => void>();
   let closed = false;
   let paused = false;
@@ -70,16 +68,7 @@ export function webSocketPort(
   return {
     postMessage(message) {
       if (closed || socket.readyState !== socket.OPEN) return;
-      const text = JSON.stringify(message);
-      // Each UTF-16 unit is at most 3 bytes of UTF-8: count exactly only when it matters.
-      if (text.length * 3 > maxMessageBytes && Buffer.byteLength(text) > maxMessageBytes) {
-        throw new AppError({
-          code: 'resource-exhausted',
-          message: `The message is larger than ${maxMessageBytes / MiB} MiB, the most one message may carry.`,
-          hint: 'Send less at once.',
-        });
-      }
-      socket.send(text, afterSend);
+      socket.send(JSON.stringify(message), afterSend);
       const queued = socket.bufferedAmount;
       if (queued > buffer.closeAbove) {
         // Whatever is queued goes with the socket; the RPC stops serving it at once.
