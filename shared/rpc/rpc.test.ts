@@ -304,36 +304,23 @@ describe('limits, whatever carries the messages', () => {
     serve(serverPort, fakeServices({}), fakeEvents(), { limits: { maxSubscriptions: 2 } });
     const client = createClient(clientPort);
     const errors: AppError[] = [];
-    const first = client.subscribe(
-      'nodes',
-      undefined,
-      () => undefined,
-      (e) => errors.push(e),
-    );
-    client.subscribe(
-      'nodes',
-      undefined,
-      () => undefined,
-      (e) => errors.push(e),
-    );
-    client.subscribe(
-      'nodes',
-      undefined,
-      () => undefined,
-      (e) => errors.push(e),
-    );
+    const listen = () =>
+      client.subscribe(
+        'nodes',
+        undefined,
+        () => undefined,
+        (e) => errors.push(e),
+      );
+    const first = listen();
+    listen();
+    listen();
     await tick();
     expect(errors.map((e) => [e.code, e.message])).toEqual([
       ['resource-exhausted', 'Too many subscriptions: 2 are already open on this connection.'],
     ]);
     first.dispose();
     await tick();
-    client.subscribe(
-      'nodes',
-      undefined,
-      () => undefined,
-      (e) => errors.push(e),
-    );
+    listen();
     await tick();
     expect(errors).toHaveLength(1);
     client.dispose();

@@ -14,6 +14,7 @@ import { stringify } from 'yaml';
 import { createCore, type Core } from '../../electron/core/composition';
 import { CriClient } from '../../electron/core/cri';
 import { startHost, type Host } from '../../electron/core/host';
+import { openRpcSocket } from '../../electron/core/host/testing';
 import { webSocketPort } from '../../electron/core/host/websocket-port';
 import type { AppError } from '../../shared/errors';
 import type { ResourceDelta } from '../../shared/model';
@@ -53,15 +54,7 @@ function upgradeStatus(host: Host, cookie: string | undefined, origin: string): 
 }
 
 async function connectClient(host: Host): Promise<RpcClient> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc`, {
-    origin: host.origin,
-    headers: { cookie: host.sessionCookie },
-  });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return createClient(webSocketPort(ws));
+  return createClient(webSocketPort(await openRpcSocket(host)));
 }
 
 /** Collects a subscription's payloads and waits for one that matches. */

@@ -12,6 +12,7 @@ import { createClient } from '../../../shared/rpc';
 import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
 import { startHost, type Host, type HostOptions } from './host';
 import { resolveStaticPath } from './static-files';
+import { openRpcSocket } from './testing';
 import { certificateFingerprint, loadOrCreateCertificate } from './tls';
 import { tokenMatches } from './token';
 import { notReadingClose, webSocketPort } from './websocket-port';
@@ -80,19 +81,6 @@ function upgrade(
     });
     ws.on('error', () => resolve({ status: -1, body: '' }));
   });
-}
-
-/** An authenticated RPC socket, open. */
-async function openSocket(host: Host): Promise<WebSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc`, {
-    origin: host.origin,
-    headers: { cookie: host.sessionCookie },
-  });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return ws;
 }
 
 function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
@@ -248,7 +236,7 @@ describe('browser-mode host', () => {
   });
 
   it('carries the RPC over the WebSocket', async () => {
-    const client = createClient(webSocketPort(await openSocket(host)));
+    const client = createClient(webSocketPort(await openRpcSocket(host)));
     await expect(client.services.lifecycle.validateSpec('x')).resolves.toEqual({ errors: [] });
     await expect(client.services.nodes.connect('n')).rejects.toMatchObject({
       code: 'unimplemented',
@@ -338,7 +326,7 @@ describe('a client cannot make the host hold more than its limits', () => {
   it('refuses sockets past the cap with 503 and says why', async () => {
     const host = await start({ maxConnections: 2 });
     try {
-      const open = [await openSocket(host), await openSocket(host)];
+      const open = [await openRpcSocket(host), await openRpcSocket(host)];
       const third = await upgrade(host, { origin: host.origin, cookie: host.sessionCookie });
       expect(third.status).toBe(503);
       expect(third.body).toBe(
@@ -359,7 +347,7 @@ describe('a client cannot make the host hold more than its limits', () => {
   it('closes a socket that sends a frame over 1 MiB (1009), before parsing it', async () => {
     const host = await start();
     try {
-      const ws = await openSocket(host);
+      const ws = await openRpcSocket(host);
       const end = closed(ws);
       ws.send(
         JSON.stringify({
@@ -379,7 +367,7 @@ describe('a client cannot make the host hold more than its limits', () => {
   it('answers a too deep, too long or oddly named request with an error that echoes nothing', async () => {
     const host = await start();
     try {
-      const ws = await openSocket(host);
+      const ws = await openRpcSocket(host);
       const answers = new Map<number, { error: { code: string; message: string } }>();
       ws.on('message', (data: Buffer) => {
         const message = JSON.parse(data.toString()) as {
@@ -443,7 +431,7 @@ describe('a client cannot make the host hold more than its limits', () => {
       onRefused: (error) => refused.push(error),
     });
     try {
-      const greedy = await openSocket(host);
+      const greedy = await openRpcSocket(host);
       greedy.pause(); // reads nothing from here on
       const sent = 30_000;
       for (let id = 1; id <= sent; id += 1) {
@@ -453,7 +441,7 @@ describe('a client cannot make the host hold more than its limits', () => {
         greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
       }
       // Meanwhile another client is answered as usual.
-      const second = createClient(webSocketPort(await openSocket(host)));
+      const second = createClient(webSocketPort(await openRpcSocket(host)));
       await expect(second.services.nodes.list()).resolves.toEqual([]);
       expect(discovers).toBe(64);
       // Once it reads, it hears why each request past the caps was refused.
@@ -501,7 +489,7 @@ describe('a client cannot make the host hold more than its limits', () => {
       },
     });
     try {
-      const greedy = await openSocket(host);
+      const greedy = await openRpcSocket(host);
       greedy.pause();
       for (let id = 1; id <= 200; id += 1) {
         greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
@@ -528,7 +516,7 @@ describe('a client cannot make the host hold more than its limits', () => {
       }),
     });
     try {
-      const client = createClient(webSocketPort(await openSocket(host)));
+      const client = createClient(webSocketPort(await openRpcSocket(host)));
       const payload = await new Promise<readonly { nodeId: string }[]>((resolve) =>
         client.subscribe('nodes', undefined, resolve),
       );

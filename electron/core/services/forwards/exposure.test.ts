@@ -11,7 +11,7 @@ import type { ForwardEntry } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
 import { createCoreServices, type CoreServices } from '../index';
 import { discoveredNodeId } from '../nodes';
-import { FakeNodeClient, fakeRuntime } from '../testing/fake-node-client';
+import { discoverOnly, FakeNodeClient } from '../testing/fake-node-client';
 import { ForwardStore } from './store';
 
 const endpoint = 'unix:///run/fake.sock';
@@ -44,19 +44,7 @@ describe('forwards beyond loopback', () => {
   function connectRpc(): RpcClient {
     core = createCoreServices({
       configDir: dir,
-      discover: () =>
-        Promise.resolve({
-          endpoints: [
-            {
-              endpoint,
-              imageEndpoint: endpoint,
-              source: 'environment',
-              origin: 'CONTAINER_RUNTIME_ENDPOINT',
-              probe: { state: 'ready', info: fakeRuntime },
-            },
-          ],
-          warnings: [],
-        }),
+      discover: discoverOnly(endpoint),
       createClient: () => new FakeNodeClient(endpoint),
     });
     const [clientPort, serverPort] = createMessagePortPair({ clone: 'json' });
