@@ -86,7 +86,13 @@ export class CriChannel implements Disposable {
           if (error) {
             const elapsedMs = Date.now() - startedAt;
             reject(
-              this.disposed ? this.closedError(name) : toCriError(error, { ...context, elapsedMs }),
+              this.disposed
+                ? this.closedError(name)
+                : toCriError(error, {
+                    ...context,
+                    elapsedMs,
+                    aborted: options.signal?.aborted === true,
+                  }),
             );
           } else {
             resolve(response as ResponseOf<M>);

@@ -10,6 +10,8 @@ export interface CallContext {
   readonly timeoutMs: number;
   /** How long the call ran before failing; tells our deadline from the runtime's. */
   readonly elapsedMs?: number;
+  /** The caller cancelled it (its AbortSignal fired). */
+  readonly aborted?: boolean;
 }
 
 const codeByGrpcStatus: Partial<Record<GrpcStatus, ErrorCode>> = {
@@ -75,9 +77,19 @@ export function toCriError(error: unknown, context: CallContext): AppError {
   }
   // The runtime also answers DEADLINE_EXCEEDED for its own timeouts (an ExecSync
   // command that ran too long); only a call that used up our deadline is "no answer".
-  const ourDeadline =
-    context.elapsedMs === undefined || context.elapsedMs >= context.timeoutMs - 50;
-  if (error.code === GrpcStatus.DEADLINE_EXCEEDED && ourDeadline) {
+  const usedUp = context.elapsedMs !== undefined && context.elapsedMs >= context.timeoutMs - 50;
+  const ourDeadline = context.elapsedMs === undefined || usedUp;
+  // gRPC hands our deadline to the runtime, whose copy expires at the same moment. When it
+  // notices first, containerd 2 resets the stream (grpc-js: CANCELLED) and 1.6 may answer
+  // with whatever its expired context broke (UNKNOWN "failed to kill exec …: context
+  // deadline exceeded"). With nobody cancelling, once the deadline is used up, that is
+  // our deadline.
+  const runtimeGaveUp =
+    usedUp &&
+    context.aborted !== true &&
+    (error.code === GrpcStatus.CANCELLED ||
+      /\bcontext (deadline exceeded|canceled)\b/.test(details));
+  if ((error.code === GrpcStatus.DEADLINE_EXCEEDED && ourDeadline) || runtimeGaveUp) {
     return new AppError(
       {
         code: 'deadline-exceeded',
