@@ -165,6 +165,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('streams a reset, then a delta for a pod created outside Porthole and its removal', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe(
         'resources',
@@ -211,6 +212,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('runs a pod from a YAML spec, validates bad ones, and removes it through the RPC', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe('resources', { nodeId }, recorder.push);
       try {
@@ -251,6 +253,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('ends subscriptions with an AppError when the node disconnects', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const ended = new Promise<AppError>((resolve) =>
         client.subscribe('resources', { nodeId }, recorder.push, resolve),
