@@ -1,20 +1,13 @@
 // @vitest-environment happy-dom
-import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { toDisposable } from '../../../../shared/lifecycle';
 import type { SessionSnapshot } from '../../../../shared/model';
-import { ModelProvider } from '../../app/context';
 import { createAppModel } from '../../app/model';
+import { mountView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
 import { sessionsOf } from './store';
 import { SessionsView } from './SessionsView';
-
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 
 let cleanup: (() => void) | undefined;
 afterEach(() => {
@@ -57,24 +50,7 @@ describe('the session monitor', () => {
     await vi.waitFor(() => expect(feature.store.getState().loaded).toBe(true));
     current = { ...forward, bytesIn: 3 * 1024 * 1024, bytesOut: 300, lastActivityAt: 2 };
 
-    const element = document.createElement('div');
-    document.body.append(element);
-    let root: Root | undefined;
-    await act(async () => {
-      root = createRoot(element);
-      root.render(
-        <ModelProvider model={model}>
-          <SessionsView />
-        </ModelProvider>,
-      );
-      await Promise.resolve();
-    });
-    cleanup = () => {
-      act(() => root?.unmount());
-      model.dispose();
-      model.client.dispose();
-      element.remove();
-    };
+    cleanup = (await mountView(model, <SessionsView />)).unmount;
     // The store is what the table draws (happy-dom lays out no virtual-table rows to read).
     await vi.waitFor(() =>
       expect(feature.store.getState().sessions[0]?.bytesIn).toBe(3 * 1024 * 1024),
