@@ -303,7 +303,12 @@ describe('Terminals in the browser, against the lab', () => {
     page = opened.page;
     app = new AppPage(page);
     terminals = new TerminalPage(page);
-    await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
+    // The UI knows the containers before a test opens the palette: it lists the commands
+    // of what it knows when it opens ("Shell in shell (…)").
+    await app.go('Containers');
+    const table = new ResourcesPage(page, 'containers');
+    await table.filter(runId);
+    await table.row(/^shell/).waitFor({ timeout: 30_000 });
   });
 
   afterEach(async () => {
