@@ -47,9 +47,9 @@ const secondary = runtimes.length > 1 ? runtimes[0] : undefined;
 const floodBytes = 50 * 1024 * 1024;
 /** Set by the test once it has measured and the flood printed at least floodBytes. */
 const floodStop = `/tmp/${runId}-flood-stop`;
-// In pieces of 5 MB until told to stop: it floods for as long as the test measures,
-// however fast the machine.
-const floodCommand = `while [ ! -e ${floodStop} ]; do yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c 5242880; done; echo; echo FLOOD-$((40+2))-DONE`;
+// In pieces of 1 MiB until told to stop: it floods for as long as the test measures,
+// however fast the machine, and stops soon after the 50 MB.
+const floodCommand = `while [ ! -e ${floodStop} ]; do yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c 1048576; done; echo; echo FLOOD-$((40+2))-DONE`;
 /** Typed at full speed where no key may go missing. */
 const typedText = 'Pack my box with five dozen liquor jugs 0123456789';
 
