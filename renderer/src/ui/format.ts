@@ -31,3 +31,18 @@ const integerFormat = new Intl.NumberFormat('en-US');
 export function formatCount(value: number): string {
   return integerFormat.format(value);
 }
+
+/**
+ * "13:43:10": a time within the last minutes or hours (a chart's axis, when a node went
+ * down), where the day and AM/PM are noise.
+ */
+const clockFormat = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+export function formatClock(epochMillis: number): string {
+  return clockFormat.format(epochMillis);
+}

@@ -6,13 +6,21 @@ import { crictlCommand } from '../resources/crictl';
 import { NodeFormDialog } from './NodeFormDialog';
 import { withPending } from './nodes-store';
 
+/**
+ * Connect, Retry and "Connect to …": each makes a new connection. A reconnecting node
+ * tries at once over a new one; when that fails it stays reconnecting (the core goes on
+ * trying), so its status is not marked failed here.
+ */
 export async function connectNode(model: AppModel, node: NodeStatus): Promise<void> {
   const { mergeStatus } = model.nodes.getState();
+  const reconnecting = node.state === 'reconnecting';
   const failed = (error: AppErrorData): void => {
-    mergeStatus({ ...node, state: 'failed', error });
-    model.toasts
-      .getState()
-      .show({ tone: 'error', title: `Could not connect to ${node.name}`, error });
+    if (!reconnecting) mergeStatus({ ...node, state: 'failed', error });
+    model.toasts.getState().show({
+      tone: 'error',
+      title: reconnecting ? `${node.name} is still down` : `Could not connect to ${node.name}`,
+      error,
+    });
   };
   await withPending(model.nodes, node.nodeId, 'connecting', async () => {
     try {
