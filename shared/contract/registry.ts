@@ -20,7 +20,7 @@ export const serviceMethods = {
     discover: 0,
     list: 0,
     saveProfile: 1,
-    removeProfile: 1,
+    removeProfile: 2,
     connect: 1,
     disconnect: 1,
     answerPrompt: 2,
@@ -38,7 +38,16 @@ export const serviceMethods = {
   },
   terminals: { probeShell: 2, open: 1, write: 3, resize: 3, ack: 2, close: 1 },
   sessions: { kill: 1, clearHistory: 0 },
-  forwards: { list: 0, create: 3, start: 1, stop: 1, restart: 1, update: 2, remove: 1 },
+  forwards: {
+    list: 0,
+    create: 3,
+    start: 1,
+    stop: 1,
+    restart: 1,
+    update: 2,
+    remove: 1,
+    move: 2,
+  },
   logs: { open: 1, lines: 4, search: 4, close: 1 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };

@@ -31,13 +31,22 @@ export interface DiscoveryReport {
   readonly warnings: readonly string[];
 }
 
+/** What happens to a removed node's port forwards. */
+export interface RemoveNodeOptions {
+  /**
+   * `remove`: they go too (saved ones are forgotten). `keep` (the default): they stay,
+   * stopped, and can be moved to another node (`forwards.move`).
+   */
+  readonly forwards?: 'remove' | 'keep';
+}
+
 export interface NodesService {
   /** Probes this machine's runtimes in crictl's order. */
   discover(): Promise<DiscoveryReport>;
   /** Saved profiles and discovered nodes, with their connection state. */
   list(): Promise<readonly NodeStatus[]>;
   saveProfile(profile: NodeProfileInput): Promise<NodeProfile>;
-  removeProfile(nodeId: string): Promise<void>;
+  removeProfile(nodeId: string, options?: RemoveNodeOptions): Promise<void>;
   /**
    * Connects a node. For an SSH node this may wait on questions to the user (an unknown
    * host key, a key's passphrase), published on the `prompts` event; cancelling the call
@@ -157,6 +166,12 @@ export interface ForwardsService {
   update(forwardId: string, options: ForwardOptions): Promise<ForwardEntry>;
   /** Stops it and forgets it, saved or not. */
   remove(forwardId: string): Promise<void>;
+  /**
+   * Points it at another node (e.g. its own was removed): it stops on the old one, keeps
+   * its name, ports and saving, and starts on the new one if it was running (and the new
+   * node is connected) or when that node connects, for an auto-start forward.
+   */
+  move(forwardId: string, nodeId: string): Promise<ForwardEntry>;
 }
 
 /**

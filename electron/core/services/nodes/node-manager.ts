@@ -225,8 +225,8 @@ export class NodeManager implements Disposable {
     return profile;
   }
 
-  async removeProfile(nodeId: string): Promise<void> {
-    await this.start();
+  /** Throws the AppError removeProfile would: an unknown node, or one only discovered. */
+  checkRemovable(nodeId: string): void {
     const entry = this.requireEntry(nodeId);
     if (entry.origin !== 'saved') {
       throw new AppError({
@@ -235,6 +235,11 @@ export class NodeManager implements Disposable {
         hint: 'Only saved nodes can be removed.',
       });
     }
+  }
+
+  async removeProfile(nodeId: string): Promise<void> {
+    await this.start();
+    this.checkRemovable(nodeId);
     await this.profiles.remove(nodeId);
     // It may live on as a discovered node with the same id; otherwise it is gone.
     const stillDiscovered = this.discovered.some(
@@ -286,6 +291,11 @@ export class NodeManager implements Disposable {
   /** The node's name as the user sees it; the id itself for a node Porthole doesn't know. */
   nodeName(nodeId: string): string {
     return this.entry(nodeId)?.name ?? nodeId;
+  }
+
+  /** Whether Porthole knows the node (saved or discovered), connected or not. */
+  knowsNode(nodeId: string): boolean {
+    return this.entry(nodeId) !== undefined;
   }
 
   /** The client of a connected node; an AppError saying how to connect otherwise. */
