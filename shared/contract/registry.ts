@@ -36,7 +36,16 @@ export const serviceMethods = {
     validateSpec: 1,
     runFromSpec: 2,
   },
-  terminals: { probeShell: 2, open: 1, write: 3, resize: 3, ack: 2, close: 1 },
+  terminals: {
+    probeShell: 2,
+    open: 1,
+    write: 3,
+    resize: 3,
+    ack: 2,
+    close: 1,
+    findLeftover: 1,
+    endLeftover: 2,
+  },
   sessions: { kill: 1, clearHistory: 0 },
   forwards: {
     list: 0,

@@ -16,6 +16,8 @@ import type {
   LogOpenRequest,
   LogSearchQuery,
   LogSearchResult,
+  LeftoverProcess,
+  LeftoverRef,
   LogView,
   NodeProfile,
   NodeProfileInput,
@@ -141,6 +143,20 @@ export interface TerminalsService {
   ack(terminalId: string, bytes: number): Promise<void>;
   /** Ends the session (the process keeps running for attach). */
   close(terminalId: string): Promise<void>;
+  /**
+   * After an exec session ended with `mayStillRun`: its process if it still runs in the
+   * container (found with ExecSync reading /proc), or undefined when it is gone. Rejects
+   * when the node is not connected, or the container has no `sh` to look with.
+   */
+  findLeftover(ref: LeftoverRef): Promise<LeftoverProcess | undefined>;
+  /**
+   * Ends a process findLeftover found: SIGTERM, then SIGKILL if it lingers. `gone`: it had
+   * ended already (its pid, if taken, now belongs to another process, which is left alone).
+   */
+  endLeftover(
+    ref: LeftoverRef,
+    process: LeftoverProcess,
+  ): Promise<'terminated' | 'killed' | 'gone'>;
 }
 
 /** The session monitor: every exec, attach, port-forward and log-follow session. */

@@ -1,5 +1,6 @@
 import { useStore } from 'zustand';
 import { Icon } from '../../ui/icons';
+import { LeftoverFinder } from './LeftoverFinder';
 import { endedSummary, startingText } from './phase';
 import type { TerminalSession } from './session';
 
@@ -42,6 +43,9 @@ export function EndedBanner({
         <div className="term-ended-title">{summary.title}</div>
         {summary.detail !== undefined && <div className="muted">{summary.detail}</div>}
         {summary.hint !== undefined && <div className="muted">{summary.hint}</div>}
+        {phase.mayStillRun === true && phase.info !== undefined && (
+          <LeftoverFinder info={phase.info} />
+        )}
         <div className="faint">Press Enter in the terminal to reopen.</div>
       </div>
       <div className="term-ended-actions">
