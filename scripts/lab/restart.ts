@@ -32,6 +32,8 @@ export type StopSignal = 'SIGKILL' | 'SIGTERM';
 export interface StoppedRuntime {
   /** The containerd that was stopped. */
   readonly stoppedPid: number;
+  /** When the signal was sent (epoch ms). */
+  readonly signalledAt: number;
   /** When it was gone (epoch ms). */
   readonly stoppedAt: number;
 }
@@ -87,13 +89,14 @@ export function stopLabRuntime(
     const pid = await runningPid(dirs);
     if (pid === undefined) throw new LabError(`${id} is not running: start the lab first.`);
     progress(`${id}: stopping containerd (pid ${pid}) with ${signal}`);
+    const signalledAt = Date.now();
     if (signal === 'SIGTERM') {
       await stopProcess(`${id} containerd`, pid);
     } else {
       process.kill(pid, 'SIGKILL');
       while (!(await isGone(pid))) await sleep(10);
     }
-    return { stoppedPid: pid, stoppedAt: Date.now() };
+    return { stoppedPid: pid, signalledAt, stoppedAt: Date.now() };
   });
 }
 

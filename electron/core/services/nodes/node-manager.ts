@@ -16,12 +16,13 @@ import type {
   SshNodeProfile,
 } from '../../../../shared/model';
 import type { DiscoveryOptions, DiscoveryResult } from '../../connect';
-import type { CriClient, CriClientOptions } from '../../cri';
+import { parseEndpoint, type CriClient, type CriClientOptions } from '../../cri';
 import { directDialer, type Dialer } from '../../streaming';
 import { PromptBroker } from '../prompts';
 import { ResourceWatcher, type WatcherTimings } from '../resources';
 import { ProfileStore } from './profile-store';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
+import { watchSocketCreated } from './socket-watch';
 import { sshAddress, sshConnectionKey, type OpenSsh, type SshSession } from './ssh';
 
 /** The parts of a CriClient the services use; tests substitute fakes. */
@@ -701,10 +702,16 @@ export class NodeManager implements Disposable {
    */
   private createMonitor(nodeId: string, connection: Connection): RuntimeMonitor {
     const { client } = connection;
+    // A local runtime re-creates its socket as it restarts: the moment to try again.
+    const socketPath =
+      connection.ssh === undefined ? localSocketPath(this.entry(nodeId)) : undefined;
     const current = (): boolean => this.connections.get(nodeId) === connection;
     return new RuntimeMonitor({
       ...(this.options.monitorTimings !== undefined && { timings: this.options.monitorTimings }),
       onDidDrop: (listener) => client.onDidDrop(listener),
+      ...(socketPath !== undefined && {
+        watchReturn: (listener: () => void) => watchSocketCreated(socketPath, listener),
+      }),
       probe: async (signal) => {
         await client.version({ signal, timeoutMs: probeTimeoutMs });
       },
@@ -803,6 +810,16 @@ function connectionKey(entry: NodeEntry): string {
   const profile = entry.profile;
   if (profile?.kind === 'ssh') return `ssh ${sshConnectionKey(profile)}`;
   return `local ${entry.endpoint} ${entry.imageEndpoint ?? ''}`;
+}
+
+/** A local node's runtime socket, when its endpoint is one Porthole can dial. */
+function localSocketPath(entry: NodeEntry | undefined): string | undefined {
+  if (entry === undefined || entry.kind !== 'local') return undefined;
+  try {
+    return parseEndpoint(entry.endpoint).path;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a runtime introduces itself, for "containerd 1.6.20 → 2.1.9". */

@@ -135,6 +135,33 @@ describe('RuntimeMonitor', () => {
     monitor.dispose();
   });
 
+  it('tries at once, and the backoff over, when the runtime may be back; watches only while down', async () => {
+    const returns = new Set<() => void>();
+    const { runtime, outages, monitor } = setup({
+      watchReturn: (listener) => {
+        returns.add(listener);
+        return toDisposable(() => returns.delete(listener));
+      },
+    });
+    expect(returns.size).toBe(0);
+    runtime.up = false;
+    monitor.check();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(returns.size).toBe(1);
+    expect(outages.at(-1)?.attempt).toBeGreaterThan(4);
+    const attempts = runtime.attempts;
+    // The socket appeared while the runtime is still starting: an attempt now, then fast.
+    for (const listener of returns) listener();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runtime.attempts).toBe(attempts + 1);
+    expect(outages.at(-1)?.attempt).toBe(1);
+    runtime.up = true;
+    await vi.advanceTimersByTimeAsync(300);
+    expect(outages.at(-1)).toBeUndefined();
+    expect(returns.size).toBe(0);
+    monitor.dispose();
+  });
+
   it('runs one probe or attempt at a time', async () => {
     let release: (() => void) | undefined;
     let running = 0;

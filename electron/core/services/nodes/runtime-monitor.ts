@@ -14,7 +14,9 @@
  *
  * An attempt is the owner's `reconnect`: a fresh gRPC connection, the runtime's facts and
  * capabilities read again. It goes on until it works or the monitor is disposed (the user
- * disconnected): runtimes come back after upgrades, crashes and reboots.
+ * disconnected): runtimes come back after upgrades, crashes and reboots. While down, a
+ * sign that the runtime is back (a local socket reappearing: `watchReturn`) starts an
+ * attempt at once and the backoff over, so a restart is not left waiting out a long gap.
  */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
 import type { Disposable } from '../../../../shared/lifecycle';
@@ -45,6 +47,11 @@ export interface RuntimeMonitorOptions {
   readonly onChange: (outage: NodeOutage | undefined) => void;
   /** The connection dropped: anything listening (client.onDidDrop) calls this. */
   readonly onDidDrop: (listener: () => void) => Disposable;
+  /**
+   * While down: calls `listener` when the runtime may be back (for a local node, its
+   * socket was created again). Optional: without it, the backoff alone finds it.
+   */
+  readonly watchReturn?: (listener: () => void) => Disposable;
   readonly timings?: Partial<RuntimeMonitorTimings>;
   readonly now?: () => number;
 }
@@ -54,6 +61,8 @@ export class RuntimeMonitor implements Disposable {
   private readonly now: () => number;
   private readonly lifetime = new AbortController();
   private readonly dropSubscription: Disposable;
+  /** Armed while down (see watchReturn). */
+  private returnWatch: Disposable | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** The probe or attempt under way; at most one at a time. */
   private busy: Promise<void> | undefined;
@@ -114,6 +123,15 @@ export class RuntimeMonitor implements Disposable {
     this.lifetime.abort();
     this.clearTimer();
     this.dropSubscription.dispose();
+    this.returnWatch?.dispose();
+    this.returnWatch = undefined;
+  }
+
+  /** The runtime may be back: try now, and quickly again if it is still starting. */
+  private onReturn(): void {
+    if (this.disposed || this.current === undefined) return;
+    this.current = { ...this.current, attempt: 0 };
+    this.check();
   }
 
   private get disposed(): boolean {
@@ -163,6 +181,8 @@ export class RuntimeMonitor implements Disposable {
       this.lastSeenAt = this.now();
       const wasDown = this.current !== undefined;
       this.current = undefined;
+      this.returnWatch?.dispose();
+      this.returnWatch = undefined;
       this.schedule(this.timings.intervalMs);
       if (wasDown) this.options.onChange(undefined);
     } catch (error) {
@@ -178,6 +198,7 @@ export class RuntimeMonitor implements Disposable {
 
   private goDown(error: AppError): void {
     const now = this.now();
+    this.returnWatch ??= this.options.watchReturn?.(() => this.onReturn());
     this.next({
       since: now,
       lastSeenAt: this.lastSeenAt,
