@@ -339,6 +339,22 @@ describe('NodeManager', () => {
       await expect(manager.connect(a)).resolves.toMatchObject({ state: 'connected' });
     });
 
+    it('keeps its name when discovery runs again while its runtime is down', async () => {
+      await manager.connect(a);
+      const name = manager.statuses().find((n) => n.nodeId === a)?.name;
+      expect(name).toBe('fakerd (CONTAINER_RUNTIME_ENDPOINT)');
+      clients.get('unix:///run/a.sock')!.failure = gone;
+      await statusOf((status) => status.state === 'reconnecting');
+      discovered = [
+        {
+          ...ready('unix:///run/a.sock'),
+          probe: { state: 'refused', errorCode: 'unavailable', message: 'Nothing answers.' },
+        },
+      ];
+      await manager.discover();
+      expect(manager.statuses().find((n) => n.nodeId === a)?.name).toBe(name);
+    });
+
     it('stops trying once the user disconnects', async () => {
       await manager.connect(a);
       const client = clients.get('unix:///run/a.sock')!;

@@ -421,10 +421,7 @@ export class NodeManager implements Disposable {
       )
       .map((endpoint) => ({
         nodeId: discoveredNodeId(endpoint.endpoint),
-        name:
-          endpoint.probe.state === 'ready'
-            ? `${endpoint.probe.info.runtimeName} (${endpoint.origin})`
-            : endpoint.origin,
+        name: this.discoveredName(endpoint),
         origin: 'discovered',
         kind: 'local',
         endpoint: endpoint.endpoint,
@@ -438,6 +435,19 @@ export class NodeManager implements Disposable {
     const listed = new Set([...saved, ...discovered].map((entry) => entry.nodeId));
     const orphans = [...this.connections.keys()].filter((id) => !listed.has(id));
     return [...saved, ...discovered, ...orphans.flatMap((id) => this.orphanEntry(id))];
+  }
+
+  /**
+   * "containerd (CONTAINER_RUNTIME_ENDPOINT)": the runtime that answered discovery, or, for
+   * a connected node whose runtime is down as discovery runs again, the one it knows — a
+   * node is not renamed because its runtime is restarting.
+   */
+  private discoveredName(endpoint: DiscoveredEndpoint): string {
+    const runtime =
+      endpoint.probe.state === 'ready'
+        ? endpoint.probe.info
+        : this.connections.get(discoveredNodeId(endpoint.endpoint))?.runtime;
+    return runtime === undefined ? endpoint.origin : `${runtime.runtimeName} (${endpoint.origin})`;
   }
 
   private readonly orphanEntries = new Map<string, NodeEntry>();

@@ -14,7 +14,7 @@ import {
   openNodeForm,
   versionCommand,
 } from './actions';
-import { asOfText, NodeDownBanner, RetryNowButton } from './outage';
+import { asOfText, NodeDownBanner } from './outage';
 
 /** What each capability means, in the words a node debugger would use. */
 const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string>> = {
@@ -146,8 +146,10 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         )}
       </dl>
       {runtime.conditions.length > 0 && (
-        <div className="section">
-          <h4 className="section-title">Conditions</h4>
+        <div className={asOf !== undefined ? 'section stale' : 'section'}>
+          <h4 className="section-title">
+            Conditions{asOf !== undefined && <span className="muted"> · last known</span>}
+          </h4>
           <ul className="conditions list-plain">
             {runtime.conditions.map((condition) => (
               <li key={condition.type} className="condition">
@@ -212,7 +214,6 @@ export function NodeCard({ node }: { node: NodeStatus }) {
       <footer className="node-card-actions">
         {connected || reconnecting ? (
           <>
-            {reconnecting && <RetryNowButton node={node} />}
             <button
               type="button"
               className="btn btn-small"
