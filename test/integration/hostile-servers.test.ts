@@ -13,8 +13,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ForwardSupervisor, type ForwardRuntime } from '../../electron/core/forwards';
 import { openRemoteCommand } from '../../electron/core/streaming';
 import type { RemoteCommandSession } from '../../electron/core/streaming/remotecommand';
+import { fakePod } from '../../electron/core/services/testing/fake-node-client';
 import { FakeSpdyServer } from '../../electron/core/streaming/spdy/testing/fake-spdy-server';
-import type { ForwardSnapshot, ForwardTransportChoice, PodSandbox } from '../../shared/model';
+import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import { FakeStreamServer, type FakeStreamConnection } from '../fakes/ws-stream-server';
 import { rejection } from '../support/errors';
 
@@ -163,18 +164,7 @@ describe('exec over SPDY, after a valid 101', () => {
   });
 });
 
-const pod: PodSandbox = {
-  id: 'pod-1',
-  name: 'web',
-  namespace: 'demo',
-  uid: 'uid-1',
-  attempt: 0,
-  state: 'ready',
-  createdAt: 1,
-  labels: {},
-  annotations: {},
-  runtimeHandler: '',
-};
+const pod = fakePod('pod-1', { name: 'web', namespace: 'demo' });
 
 /** A runtime with one ready pod whose PortForward hands out the fake server's URLs. */
 function runtimeFor(url: () => string): ForwardRuntime {
@@ -224,6 +214,29 @@ async function forwardTo(
   return { supervisor, port };
 }
 
+/**
+ * A local client through the forward: reset at once with nothing received; the connection
+ * failed with the violation named; the forward failed, not active.
+ */
+async function expectFailedOnGarbage(
+  forward: { supervisor: ForwardSupervisor; port: number },
+  violation: RegExp,
+): Promise<void> {
+  const started = Date.now();
+  const outcome = await client(forward.port);
+  expect(outcome.bytes).toBe(0);
+  expect(outcome.error).toBe('ECONNRESET');
+  expect(Date.now() - started).toBeLessThan(2000);
+  const snapshot = await settled(forward.supervisor);
+  expect(snapshot.connections[0]).toMatchObject({
+    state: 'failed',
+    error: { code: 'protocol-error' },
+  });
+  expect(snapshot.connections[0]?.error?.message).toMatch(violation);
+  expect(snapshot.state).toMatchObject({ name: 'failed', error: { code: 'protocol-error' } });
+  expect(snapshot.state.reason).toMatch(/broke the port-forward protocol/);
+}
+
 describe('port-forward, after a valid 101', () => {
   it.each(seeds)(
     'SPDY: random bytes (seed %i) reset the local client, name the violation, and fail the forward',
@@ -233,22 +246,7 @@ describe('port-forward, after a valid 101', () => {
         setTimeout(() => send(garbage(seed, 4096)), 20),
       );
       const forward = await forwardTo(() => server.url('/portforward/token'), 'spdy');
-      const started = Date.now();
-      const outcome = await client(forward.port);
-      expect(outcome.bytes).toBe(0);
-      expect(outcome.error).toBe('ECONNRESET');
-      expect(Date.now() - started).toBeLessThan(2000);
-      const snapshot = await settled(forward.supervisor);
-      expect(snapshot.connections[0]).toMatchObject({
-        state: 'failed',
-        error: { code: 'protocol-error' },
-      });
-      expect(snapshot.connections[0]?.error?.message).toMatch(/not valid SPDY|never opened/);
-      expect(snapshot.state).toMatchObject({
-        name: 'failed',
-        error: { code: 'protocol-error' },
-      });
-      expect(snapshot.state.reason).toMatch(/broke the port-forward protocol/);
+      await expectFailedOnGarbage(forward, /not valid SPDY|never opened/);
     },
   );
 
@@ -258,17 +256,9 @@ describe('port-forward, after a valid 101', () => {
       await connection.writeRaw(garbage(7, 4096));
     }, true);
     const forward = await forwardTo(() => server.url(), 'websocket');
-    const started = Date.now();
-    const outcome = await client(forward.port);
-    expect(outcome.bytes).toBe(0);
-    expect(outcome.error).toBe('ECONNRESET');
-    expect(Date.now() - started).toBeLessThan(2000);
-    const snapshot = await settled(forward.supervisor);
-    expect(snapshot.connections[0]).toMatchObject({
-      state: 'failed',
-      error: { code: 'protocol-error' },
-    });
-    expect(snapshot.state.name).toBe('failed');
-    expect(snapshot.state.reason).toMatch(/broke the port-forward protocol/);
+    await expectFailedOnGarbage(
+      forward,
+      /broke the port-forward protocol: invalid WebSocket framing/,
+    );
   });
 });

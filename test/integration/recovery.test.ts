@@ -17,7 +17,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
 import { CriClient } from '../../electron/core/cri';
 import type { Disposable } from '../../shared/lifecycle';
@@ -36,16 +36,9 @@ import { restoreRuntime, startRuntime, stopRuntime } from '../support/lab-runtim
 const suffix = randomBytes(3).toString('hex');
 const label = { [TEST_LABEL]: 'recovery' };
 
-async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** Waits on a condition (vi.waitFor): runtimes take their time to stop and start. */
+function eventually<T>(probe: () => T | Promise<T>): Promise<T> {
+  return vi.waitFor(probe, { timeout: 30_000, interval: 50 });
 }
 
 function fetchBody(port: number): Promise<string> {
@@ -107,6 +100,21 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     const disposables: Disposable[] = [];
 
     const status = (): NodeStatus | undefined => nodes.find((node) => node.nodeId === nodeId);
+
+    /** An ash terminal in the shell container, as a pane opens it. */
+    const openShell = async (): Promise<Terminal> => {
+      const info = await client.services.terminals.open({
+        nodeId,
+        containerId: shell,
+        kind: 'exec',
+        command: ['ash'],
+        cols: 80,
+        rows: 24,
+      });
+      const terminal = new Terminal(client, info);
+      disposables.push(terminal);
+      return terminal;
+    };
 
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'porthole-recovery-'));
@@ -176,18 +184,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
       const port = forward.live?.ports[0]?.localPort ?? 0;
       expect(await fetchBody(port)).toBe('hello-from-pod\n');
-      const before = new Terminal(
-        client,
-        await client.services.terminals.open({
-          nodeId,
-          containerId: shell,
-          kind: 'exec',
-          command: ['ash'],
-          cols: 80,
-          rows: 24,
-        }),
-      );
-      disposables.push(before);
+      const before = await openShell();
       await before.echo('before');
 
       const stopped = await stopRuntime(runtime.id);
@@ -241,18 +238,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(await client.services.terminals.findLeftover(ref)).toBeUndefined();
 
       // And a new terminal opens.
-      const after = new Terminal(
-        client,
-        await client.services.terminals.open({
-          nodeId,
-          containerId: shell,
-          kind: 'exec',
-          command: ['ash'],
-          cols: 80,
-          rows: 24,
-        }),
-      );
-      disposables.push(after);
+      const after = await openShell();
       await after.echo('after');
       await client.services.terminals.close(after.info.terminalId);
       await client.services.forwards.remove(forward.id);

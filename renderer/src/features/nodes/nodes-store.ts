@@ -59,6 +59,11 @@ export function isFollowed(node: NodeStatus): boolean {
   return node.state === 'connected' || node.state === 'reconnecting';
 }
 
+/** An option's label in a node picker: "lab-2", or "lab-2 (reconnecting)" when not connected. */
+export function nodeOptionLabel(node: NodeStatus): string {
+  return node.state === 'connected' ? node.name : `${node.name} (${node.state})`;
+}
+
 /** The nodes in scope that are reconnecting, in list order. */
 export function downNodesInScope(nodes: readonly NodeStatus[], scope: NodeScope): NodeStatus[] {
   return nodes.filter(

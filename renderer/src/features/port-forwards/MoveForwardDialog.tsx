@@ -3,6 +3,7 @@ import { toAppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
+import { nodeOptionLabel } from '../nodes/nodes-store';
 import { forwardsOf, withPending } from './store';
 
 /**
@@ -79,8 +80,7 @@ export function MoveForwardDialog({
           >
             {nodes.map((node) => (
               <option key={node.nodeId} value={node.nodeId}>
-                {node.name}
-                {node.state === 'connected' ? '' : ` (${node.state})`}
+                {nodeOptionLabel(node)}
               </option>
             ))}
           </select>

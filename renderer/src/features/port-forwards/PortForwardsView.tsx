@@ -6,7 +6,7 @@ import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatBytes, formatCount } from '../../ui/format';
-import { Icon } from '../../ui/icons';
+import { Icon, type IconName } from '../../ui/icons';
 import { VirtualTable, type Column, type VirtualTableHandle } from '../../ui/VirtualTable';
 import {
   confirmRemove,
@@ -85,10 +85,22 @@ const RowActions = memo(function RowActions({ row }: { row: ForwardRow }) {
   const pending = useForwards((state) => state.pending[row.key]);
   const running = isRunning(row);
   const stop = (event: MouseEvent): void => event.stopPropagation();
-  if (row.entry.orphaned === true) {
-    // Its node is gone: starting it can only fail; moving it is what helps.
-    return (
-      <span className="forward-actions" onMouseDown={stop}>
+  const icon = (label: string, name: IconName, run: () => void) => (
+    <button
+      type="button"
+      className="btn btn-small btn-ghost btn-icon"
+      title={`${label} ${row.entry.name}`}
+      aria-label={`${label} ${row.entry.name}`}
+      disabled={pending !== undefined}
+      onClick={run}
+    >
+      <Icon name={name} size={14} />
+    </button>
+  );
+  return (
+    <span className="forward-actions" onMouseDown={stop}>
+      {row.entry.orphaned === true ? (
+        // Its node is gone: starting it can only fail; moving it is what helps.
         <button
           type="button"
           className="btn btn-small"
@@ -98,65 +110,15 @@ const RowActions = memo(function RowActions({ row }: { row: ForwardRow }) {
         >
           Move…
         </button>
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          title={`Remove ${row.entry.name}`}
-          aria-label={`Remove ${row.entry.name}`}
-          disabled={pending !== undefined}
-          onClick={() => confirmRemove(model, [row.entry])}
-        >
-          <Icon name="trash" size={14} />
-        </button>
-        {pending !== undefined && <span className="spinner" title={pending} />}
-      </span>
-    );
-  }
-  return (
-    <span className="forward-actions" onMouseDown={stop}>
-      {running ? (
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          title={`Stop ${row.entry.name}`}
-          aria-label={`Stop ${row.entry.name}`}
-          disabled={pending !== undefined}
-          onClick={() => void runOnForwards(model, [row.entry], 'stop')}
-        >
-          <Icon name="stop" size={14} />
-        </button>
       ) : (
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          title={`Start ${row.entry.name}`}
-          aria-label={`Start ${row.entry.name}`}
-          disabled={pending !== undefined}
-          onClick={() => void runOnForwards(model, [row.entry], 'start')}
-        >
-          <Icon name="play" size={14} />
-        </button>
+        <>
+          {running
+            ? icon('Stop', 'stop', () => void runOnForwards(model, [row.entry], 'stop'))
+            : icon('Start', 'play', () => void runOnForwards(model, [row.entry], 'start'))}
+          {icon('Restart', 'refresh', () => void runOnForwards(model, [row.entry], 'restart'))}
+        </>
       )}
-      <button
-        type="button"
-        className="btn btn-small btn-ghost btn-icon"
-        title={`Restart ${row.entry.name}`}
-        aria-label={`Restart ${row.entry.name}`}
-        disabled={pending !== undefined}
-        onClick={() => void runOnForwards(model, [row.entry], 'restart')}
-      >
-        <Icon name="refresh" size={14} />
-      </button>
-      <button
-        type="button"
-        className="btn btn-small btn-ghost btn-icon"
-        title={`Remove ${row.entry.name}`}
-        aria-label={`Remove ${row.entry.name}`}
-        disabled={pending !== undefined}
-        onClick={() => confirmRemove(model, [row.entry])}
-      >
-        <Icon name="trash" size={14} />
-      </button>
+      {icon('Remove', 'trash', () => confirmRemove(model, [row.entry]))}
       {pending !== undefined && <span className="spinner" title={pending} />}
     </span>
   );

@@ -1,5 +1,5 @@
 import { useNodes } from '../../app/context';
-import { isFollowed } from '../nodes/nodes-store';
+import { isFollowed, nodeOptionLabel } from '../nodes/nodes-store';
 
 /**
  * Which connected node an action goes to; defaults to the scoped node. With `withDown`
@@ -30,8 +30,7 @@ export function NodePicker({
       {connected.length === 0 && <option value="">No node connected</option>}
       {connected.map((node) => (
         <option key={node.nodeId} value={node.nodeId}>
-          {node.name}
-          {node.state === 'reconnecting' ? ' (reconnecting)' : ''}
+          {nodeOptionLabel(node)}
         </option>
       ))}
     </select>
