@@ -53,15 +53,20 @@ async function wsServer(
   return server;
 }
 
-async function spdyServer(
-  protocols: readonly string[],
-  onGarbage: (send: (bytes: Buffer) => void) => void,
-  autoReply = false,
-): Promise<FakeSpdyServer> {
+/**
+ * A SPDY stream server that answers the upgrade, and then, as the client opens its first
+ * stream, `garbage` instead of a SYN_REPLY.
+ */
+async function spdyServer(protocols: readonly string[], garbage: Buffer): Promise<FakeSpdyServer> {
   const server = await FakeSpdyServer.start({
     protocols,
-    autoReply,
-    onConnection: (connection) => onGarbage((bytes) => connection.sendRaw(bytes)),
+    autoReply: false,
+    onConnection: (connection) => {
+      connection.onStream = () => {
+        connection.onStream = undefined;
+        connection.sendRaw(garbage);
+      };
+    },
   });
   cleanups.push(() => server.close());
   return server;
@@ -137,9 +142,7 @@ describe('exec over SPDY, after a valid 101', () => {
   it.each(seeds)(
     'random bytes (seed %i) end the session with protocol-error at once',
     async (seed) => {
-      const server = await spdyServer(['v4.channel.k8s.io'], (send) =>
-        send(garbage(seed, 64 * 1024)),
-      );
+      const server = await spdyServer(['v4.channel.k8s.io'], garbage(seed, 64 * 1024));
       const started = Date.now();
       const error = await rejection(exec(() => server.url(), 'spdy'));
       expect(error.code).toBe('protocol-error');
@@ -148,19 +151,34 @@ describe('exec over SPDY, after a valid 101', () => {
   );
 
   it('a frame that stops half-way ends with protocol-error within the session timeout', async () => {
-    // Once the session is set up: a DATA frame for stream 5 (stdout: error, stdin, stdout,
-    // resize are 1, 3, 5, 7) announcing 4 KiB, then 2 bytes of it, then nothing.
-    const server = await spdyServer(
-      ['v4.channel.k8s.io'],
-      (send) => setTimeout(() => send(Buffer.from([0, 0, 0, 5, 0, 0, 0x10, 0, 1, 2])), 100),
-      true,
-    );
+    // Once every stream is open and answered: a DATA frame on stdout announcing 4 KiB,
+    // then 2 bytes of it, then nothing.
+    const server = await FakeSpdyServer.start({
+      protocols: ['v4.channel.k8s.io'],
+      autoReply: false,
+      onConnection: (connection) => {
+        const opened = new Map<string, number>();
+        connection.onStream = (stream) => {
+          opened.set(stream.headers.streamtype ?? '', stream.id);
+          void stream.reply().then(() => {
+            const stdout = opened.get('stdout');
+            // resize is the last stream a tty exec opens.
+            if (stream.headers.streamtype !== 'resize' || stdout === undefined) return;
+            const header = Buffer.alloc(8);
+            header.writeUInt32BE(stdout, 0);
+            header.writeUInt32BE(4096, 4);
+            connection.sendRaw(Buffer.concat([header, Buffer.from([1, 2])]));
+          });
+        };
+      },
+    });
+    cleanups.push(() => server.close());
     const session = await exec(() => server.url(), 'spdy', 800);
     const started = Date.now();
     const error = await rejection(session.result);
     expect(error.code).toBe('protocol-error');
     expect(`${error.message} ${error.detail}`).toMatch(/incomplete SPDY frame/i);
-    expect(Date.now() - started).toBeLessThan(100 + 800 + 1500);
+    expect(Date.now() - started).toBeLessThan(800 + 1500);
   });
 });
 
@@ -241,10 +259,7 @@ describe('port-forward, after a valid 101', () => {
   it.each(seeds)(
     'SPDY: random bytes (seed %i) reset the local client, name the violation, and fail the forward',
     async (seed) => {
-      const server = await spdyServer(['portforward.k8s.io'], (send) =>
-        // Sent once our stream pair is on its way, as a server answering it would.
-        setTimeout(() => send(garbage(seed, 4096)), 20),
-      );
+      const server = await spdyServer(['portforward.k8s.io'], garbage(seed, 4096));
       const forward = await forwardTo(() => server.url('/portforward/token'), 'spdy');
       await expectFailedOnGarbage(forward, /not valid SPDY|never opened/);
     },
