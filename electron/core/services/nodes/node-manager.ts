@@ -666,6 +666,9 @@ export class NodeManager implements Disposable {
   private onSshState(nodeId: string, connection: Connection, state: SshConnectionState): void {
     if (this.connections.get(nodeId) !== connection) return;
     connection.sshState = state;
+    // SSH is back: the runtime behind it may answer again, try now rather than at the
+    // next step of the backoff.
+    if (state.state === 'connected') connection.monitor?.check();
     if (state.state === 'disconnected') {
       const name = this.entry(nodeId)?.name ?? nodeId;
       const error = new AppError({
