@@ -7,6 +7,7 @@
 import type {
   ContainerDetail,
   DiscoveredEndpoint,
+  DiscoverySource,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -27,8 +28,11 @@ import type {
 } from '../model';
 
 export interface DiscoveryReport {
+  /** Every socket probed (absent ones too), in the order tried. */
   readonly endpoints: readonly DiscoveredEndpoint[];
   readonly warnings: readonly string[];
+  /** The variables and files that were read for endpoints, and what each gave. */
+  readonly sources: readonly DiscoverySource[];
 }
 
 export interface NodesService {

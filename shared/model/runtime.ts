@@ -58,8 +58,23 @@ export type EndpointProbe =
       readonly hint?: string;
     };
 
-/** Where a candidate endpoint came from, in crictl's order of precedence. */
-export type EndpointSource = 'explicit' | 'environment' | 'crictl-config' | 'well-known';
+/**
+ * Where a candidate endpoint came from, in crictl's order of precedence (Porthole's lab,
+ * which crictl doesn't know, just before the well-known sockets).
+ */
+export type EndpointSource = 'explicit' | 'environment' | 'crictl-config' | 'lab' | 'well-known';
+
+/**
+ * A place discovery read endpoints from, besides the sockets it probed: a variable or a
+ * file, and what it found there. Lets a fruitless Discover say where it looked.
+ */
+export interface DiscoverySource {
+  readonly source: Exclude<EndpointSource, 'well-known'>;
+  /** The variable or file, e.g. "CONTAINER_RUNTIME_ENDPOINT" or "/tmp/porthole-lab/lab.json". */
+  readonly where: string;
+  /** `unset`: no such variable or file; `invalid`: there, but unusable (see the warnings). */
+  readonly outcome: 'used' | 'unset' | 'invalid';
+}
 
 export interface EndpointCandidate {
   /** Runtime endpoint, e.g. "unix:///run/containerd/containerd.sock". */

@@ -37,6 +37,7 @@ describe('the core services over the RPC', () => {
             },
           ],
           warnings: [],
+          sources: [],
         }),
       createClient: () => fake,
     });

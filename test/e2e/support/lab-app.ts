@@ -42,6 +42,11 @@ export interface LabAppOptions extends Pick<CoreOptions, 'watcherTimings'> {
   readonly connect?: boolean;
   /** The browser window's size; openApp's default otherwise. */
   readonly window?: { readonly width: number; readonly height: number };
+  /**
+   * Discovery's environment, over the default: the newest lab runtime through
+   * CONTAINER_RUNTIME_ENDPOINT, no crictl.yaml, no lab state file.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class LabSuite {
@@ -108,6 +113,8 @@ export class LabSuite {
       env: {
         CONTAINER_RUNTIME_ENDPOINT: this.runtime.endpoint,
         CRI_CONFIG_FILE: join(this.configDir, 'none'),
+        PORTHOLE_LAB_DIR: join(this.configDir, 'no-lab'),
+        ...options.env,
       },
     });
     if (options.connect !== false) await core.services.nodes.connect(this.nodeId);
