@@ -48,6 +48,17 @@ export interface RuntimeConfigInfo {
   readonly cgroupDriver: 'systemd' | 'cgroupfs' | 'unknown';
 }
 
+/**
+ * How the runtime manages cgroups, which decides what a pod's cgroup parent must look
+ * like (`/porthole/pod-x` for cgroupfs, `porthole-podx.slice` for systemd), and where
+ * Porthole learned it: the RuntimeConfig call, or the runtime's verbose status (its
+ * configuration, for runtimes without RuntimeConfig such as containerd 1.6).
+ */
+export interface CgroupDriverInfo {
+  readonly driver: 'systemd' | 'cgroupfs' | 'unknown';
+  readonly from?: 'RuntimeConfig' | 'runtime status';
+}
+
 /** The outcome of probing one endpoint during discovery. */
 export type EndpointProbe =
   | { readonly state: 'ready'; readonly info: RuntimeInfo }

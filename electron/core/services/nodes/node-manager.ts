@@ -27,6 +27,7 @@ export type NodeClient = Pick<
   CriClient,
   | 'capabilities'
   | 'runtimeInfo'
+  | 'cgroupDriver'
   | 'probeCapabilities'
   | 'listPods'
   | 'listContainers'

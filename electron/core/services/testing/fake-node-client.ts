@@ -2,6 +2,7 @@ import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
+  CgroupDriverInfo,
   Container,
   Image,
   PodSandbox,
@@ -108,6 +109,11 @@ export class FakeNodeClient implements NodeClient {
   async runtimeInfo(): Promise<RuntimeInfo> {
     await this.check('runtimeInfo');
     return fakeRuntime;
+  }
+
+  async cgroupDriver(): Promise<CgroupDriverInfo> {
+    await this.check('cgroupDriver');
+    return { driver: 'cgroupfs', from: 'RuntimeConfig' };
   }
 
   async probeCapabilities(): Promise<Capabilities> {

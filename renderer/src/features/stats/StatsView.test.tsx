@@ -119,6 +119,48 @@ describe('the Stats view', () => {
     expect(view.text()).toContain('Every 2 s · last 5 min');
   });
 
+  it('lists the pods whose stats cannot be read, with why, never "no pods"', async () => {
+    const view = await render([lab], (model) => statsStoreOf(model).setView({ kind: 'pods' }));
+    await settle(() => expect(view.sinks).toHaveLength(1));
+    await act(async () => {
+      view.sinks[0]?.next({
+        reset: true,
+        intervalMs: 2000,
+        historyMs: 300_000,
+        samples: [
+          {
+            at: 1000,
+            containers: [],
+            pods: [],
+            podStatsSupported: true,
+            containerStatsSupported: true,
+            podStatsError: {
+              code: 'failed-precondition',
+              message: "The stats of pod batch can't be read.",
+            },
+            unreadablePods: [
+              {
+                podSandboxId: 'p1',
+                name: 'batch',
+                namespace: 'jobs',
+                reason: 'It has no cgroup of its own: it was started without a cgroup parent.',
+                detail: 'cgroupPath is empty',
+              },
+            ],
+          },
+        ],
+      });
+      await Promise.resolve();
+    });
+    await settle(() => expect(view.text()).toContain('No pod stats to chart'));
+    expect(view.text()).not.toContain('No running pods');
+    const row = view.element.querySelector('tr[data-series-id="p1"]');
+    expect(row?.textContent).toContain('batch');
+    expect(row?.textContent).toContain('started without a cgroup parent');
+    expect(row?.textContent).toContain('can’t be read');
+    expect(row?.querySelector('input')?.disabled).toBe(true);
+  });
+
   it('shows why the stream ended, and subscribes again on Retry', async () => {
     const view = await render([lab]);
     await settle(() => expect(view.sinks).toHaveLength(1));
