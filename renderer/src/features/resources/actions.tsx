@@ -81,7 +81,11 @@ function StopContainerDialog({
               container.id,
               timeoutSeconds,
             ),
-          { success: `Stopped ${container.name}`, failure: `Could not stop ${container.name}` },
+          {
+            success: `Stopped ${container.name}`,
+            failure: `Could not stop ${container.name}`,
+            topic: `stop:${container.key}`,
+          },
         )
       }
     >
@@ -119,6 +123,7 @@ export function confirmRemoveContainer(model: AppModel, container: ContainerRow)
             {
               success: `Removed ${container.name}`,
               failure: `Could not remove ${container.name}`,
+              topic: `remove:${container.key}`,
             },
           )
         }
@@ -149,6 +154,7 @@ export function confirmStopPod(model: AppModel, pod: PodRow): void {
           runAction(model, () => model.client.services.lifecycle.stopPod(pod.nodeId, pod.id), {
             success: `Stopped pod ${pod.name}`,
             failure: `Could not stop pod ${pod.name}`,
+            topic: `stop:${pod.key}`,
           })
         }
       >
@@ -177,6 +183,7 @@ export function confirmRemovePod(model: AppModel, pod: PodRow): void {
           runAction(model, () => model.client.services.lifecycle.removePod(pod.nodeId, pod.id), {
             success: `Removed pod ${pod.name}`,
             failure: `Could not remove pod ${pod.name}`,
+            topic: `remove:${pod.key}`,
           })
         }
       >
@@ -216,6 +223,7 @@ export function confirmRemoveImage(model: AppModel, image: ImageRow): void {
             {
               success: `Removed image ${image.displayName}`,
               failure: `Could not remove image ${image.displayName}`,
+              topic: `remove:${image.key}`,
             },
           )
         }
