@@ -24,6 +24,11 @@ export interface RuntimeInfo {
   readonly apiVersion: string;
   readonly conditions: readonly RuntimeCondition[];
   readonly handlers: readonly RuntimeHandler[];
+  /**
+   * The image pod sandboxes run from (the pause image), when the runtime's status says
+   * (containerd 1.6: `config.sandboxImage`). Runtimes that don't say mark it `pinned`.
+   */
+  readonly sandboxImage?: string;
 }
 
 /** CRI features a runtime may or may not implement; probed, never assumed. */

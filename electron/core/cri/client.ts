@@ -122,10 +122,13 @@ export class CriClient implements Disposable {
     };
   }
 
-  /** Version and Status together: what a node card shows. */
+  /**
+   * Version and Status together: what a node card shows. The status is verbose for what
+   * only the runtime's configuration says (containerd 1.6's sandbox image).
+   */
   async runtimeInfo(options?: CallOptions): Promise<RuntimeInfo> {
     const version = await this.runtime('Version', { version: 'v1' }, options);
-    const status = await this.runtime('Status', { verbose: false }, options);
+    const status = await this.runtime('Status', { verbose: true }, options);
     return toRuntimeInfo(version, status);
   }
 

@@ -7,7 +7,7 @@ import {
   type FrameScheduler,
   type ResourcesStore,
 } from '../features/resources/resources-store';
-import { RowCache } from '../features/resources/rows';
+import { RowCache, sandboxImagesOf } from '../features/resources/rows';
 import { createResourceViewStore, type ResourceViewStore } from '../features/resources/view-store';
 import { createToastStore, type ToastState } from '../ui/toasts';
 import { createUiStore, type UiStore } from './ui-store';
@@ -38,7 +38,7 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
   const resources = createResourcesStore(client, nodes, options.schedule);
   const resourceViews = createResourceViewStore();
   const rows = new RowCache();
-  const stopWarming = warmRowsWhenIdle(resources, resourceViews, rows);
+  const stopWarming = warmRowsWhenIdle(resources, nodes, resourceViews, rows);
   const toasts = createToastStore();
   // A node that connected takes its "Could not connect" toasts away.
   const stopClearing = nodes.subscribe((state, previous) => {
@@ -84,6 +84,7 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
  */
 function warmRowsWhenIdle(
   resources: ResourcesStore,
+  nodes: NodesStore,
   views: ResourceViewStore,
   rows: RowCache,
 ): () => void {
@@ -106,7 +107,11 @@ function warmRowsWhenIdle(
       const { byKind } = views.getState();
       rows.sorted('pods', rows.podRows(index), byKind.pods.sort);
       rows.sorted('containers', rows.containerRows(index), byKind.containers.sort);
-      rows.sorted('images', rows.imageRows(index), byKind.images.sort);
+      rows.sorted(
+        'images',
+        rows.imageRows(index, sandboxImagesOf(nodes.getState().nodes)),
+        byKind.images.sort,
+      );
     });
   });
   return () => {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../app/ConfirmDialog';
 import { runAction, type AppModel } from '../../app/model';
+import { plural } from '../../ui/format';
 import { crictlCommand, type CrictlAction, type CrictlTarget } from './crictl';
 import { shortId, type ContainerRow, type ImageRow, type PodRow } from './model';
 
@@ -238,6 +239,12 @@ export function confirmRemoveImage(model: AppModel, image: ImageRow): void {
           <p className="field-error">
             {image.usedBy === 1 ? 'A container uses' : `${image.usedBy} containers use`} this image:
             the runtime may refuse until they are removed.
+          </p>
+        )}
+        {image.sandboxes > 0 && (
+          <p className="field-error">
+            {plural(image.sandboxes, 'pod sandbox', 'pod sandboxes')} on this node run from it (the
+            runtime&rsquo;s sandbox image): new pods need it.
           </p>
         )}
         {image.pinned && (
