@@ -12,6 +12,7 @@ import {
 } from './pane-actions';
 import { openRunCommandDialog } from './RunCommandDialog';
 import { openSettingsDialog } from './SettingsDialog';
+import { canReopen } from './phase';
 import { contentOf, terminalsOf, terminalsViewId, type TerminalsFeature } from './store';
 
 /** Enough to find any container by name; the table is there for the rest. */
@@ -142,7 +143,7 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
       },
     );
   }
-  if (phase.phase === 'ended') {
+  if (canReopen(phase)) {
     commands.push({
       id: 'terminal.reopen',
       title: 'Reopen the terminal',

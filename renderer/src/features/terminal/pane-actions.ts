@@ -9,6 +9,7 @@ import { openSettingsDialog } from './SettingsDialog';
 import type { TerminalSession } from './session';
 import { shortcutLabel } from './shortcuts';
 import { terminalsOf } from './store';
+import { canReopen } from './phase';
 
 /** A .cast larger than this is refused before it is read: a player holds it all. */
 const maxCastFileBytes = 64 * 1024 * 1024;
@@ -144,7 +145,7 @@ export function moreMenuEntries(model: AppModel, session: TerminalSession): Menu
       label: 'New tab like this one',
       onSelect: () => feature.duplicate(session.paneId),
     },
-    { label: 'Reopen', disabled: phase.phase !== 'ended', onSelect: () => session.reopen() },
+    { label: 'Reopen', disabled: !canReopen(phase), onSelect: () => session.reopen() },
     {
       label: phase.phase === 'live' && phase.info.kind === 'attach' ? 'Detach' : 'End session',
       disabled: phase.phase !== 'live',

@@ -17,6 +17,7 @@ import { copyText } from '../../ui/clipboard';
 import { CastRecorder } from './asciicast';
 import { formatCommandLine } from './command-line';
 import { TerminalConnection, type ConnectionPhase, type TerminalTarget } from './connection';
+import { canReopen } from './phase';
 import { fileNameFor } from './files';
 import { LineDiscipline } from './line-discipline';
 import type { TerminalSettings } from './settings';
@@ -397,7 +398,7 @@ export class TerminalSession implements Disposable {
         !event.ctrlKey &&
         !event.altKey &&
         !event.metaKey &&
-        this.status.getState().phase.phase === 'ended'
+        canReopen(this.status.getState().phase)
       ) {
         event.preventDefault();
         this.reopen();
