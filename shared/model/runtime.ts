@@ -88,8 +88,11 @@ export interface DiscoverySource {
   readonly source: Exclude<EndpointSource, 'well-known'>;
   /** The variable or file, e.g. "CONTAINER_RUNTIME_ENDPOINT" or "/tmp/porthole-lab/lab.json". */
   readonly where: string;
-  /** `unset`: no such variable or file; `invalid`: there, but unusable (see the warnings). */
-  readonly outcome: 'used' | 'unset' | 'invalid';
+  /**
+   * `unset`: no such variable or file; `empty`: there, but it names no runtime;
+   * `invalid`: there, but unusable (the warnings say why).
+   */
+  readonly outcome: 'used' | 'unset' | 'empty' | 'invalid';
 }
 
 export interface EndpointCandidate {

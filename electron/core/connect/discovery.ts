@@ -50,8 +50,11 @@ export async function discoverEndpoints(options: DiscoveryOptions = {}): Promise
     crictlConfig,
     lab: { path: labStatePath, result: labState },
   });
-  const outcome = (state: 'absent' | 'loaded' | 'invalid'): DiscoverySource['outcome'] =>
-    state === 'absent' ? 'unset' : state === 'loaded' ? 'used' : 'invalid';
+  const outcome = (
+    state: 'absent' | 'loaded' | 'invalid',
+    names: boolean,
+  ): DiscoverySource['outcome'] =>
+    state === 'absent' ? 'unset' : state === 'invalid' ? 'invalid' : names ? 'used' : 'empty';
   const sources: DiscoverySource[] = [
     ...(options.explicit !== undefined
       ? [{ source: 'explicit' as const, where: 'Porthole settings', outcome: 'used' as const }]
@@ -64,12 +67,16 @@ export async function discoverEndpoints(options: DiscoveryOptions = {}): Promise
     {
       source: 'crictl-config',
       where: crictlConfigPath,
-      outcome:
-        crictlConfig.state === 'loaded' && crictlConfig.config.runtimeEndpoint === undefined
-          ? 'unset'
-          : outcome(crictlConfig.state),
+      outcome: outcome(
+        crictlConfig.state,
+        crictlConfig.state === 'loaded' && crictlConfig.config.runtimeEndpoint !== undefined,
+      ),
     },
-    { source: 'lab', where: labStatePath, outcome: outcome(labState.state) },
+    {
+      source: 'lab',
+      where: labStatePath,
+      outcome: outcome(labState.state, labState.state === 'loaded' && labState.runtimes.length > 0),
+    },
   ];
 
   const unique: EndpointCandidate[] = [];

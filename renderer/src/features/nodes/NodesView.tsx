@@ -55,8 +55,21 @@ function DiscoveryFindings({ endpoints }: { endpoints: readonly DiscoveredEndpoi
  * What the last Discover did, always: the runtimes it found, or every place it looked and
  * what it found there, so a Discover that finds nothing still says something.
  */
-function DiscoveryOutcome({ report, at }: { report: DiscoveryReport; at: number }) {
-  const summary = summarizeDiscovery(report);
+function DiscoveryOutcome({
+  report,
+  at,
+  same,
+}: {
+  report: DiscoveryReport;
+  at: number;
+  /** It found what the Discover before it found. */
+  same: boolean;
+}) {
+  const nodes = useNodes((state) => state.nodes);
+  const summary = summarizeDiscovery(
+    report,
+    (endpoint) => nodes.find((node) => node.kind === 'local' && node.endpoint === endpoint)?.name,
+  );
   const time = new Date(at).toLocaleTimeString();
   const count = summary.found.length;
   return (
@@ -71,12 +84,13 @@ function DiscoveryOutcome({ report, at }: { report: DiscoveryReport; at: number 
                 {index > 0 && ', '}
                 <span title={found.endpoint}>{found.name}</span>
               </span>
-            ))}{' '}
-            <span className="faint">({time})</span>
+            ))}
+            {same ? ', as before' : ''} <span className="faint">({time})</span>
           </>
         ) : (
           <>
-            Discover found no runtime <span className="faint">({time})</span>. It looked at:
+            Discover found no runtime{same ? ', as before' : ''}{' '}
+            <span className="faint">({time})</span>. It looked at:
           </>
         )}
         {count === 0 && (
@@ -98,14 +112,25 @@ export function NodesView() {
   const nodes = useNodes((state) => state.nodes);
   const loaded = useNodes((state) => state.loaded);
   const error = useNodes((state) => state.error);
-  const [report, setReport] = useState<{ report: DiscoveryReport; at: number } | undefined>();
+  const [report, setReport] = useState<
+    { report: DiscoveryReport; at: number; same: boolean } | undefined
+  >();
   const [discoveryError, setDiscoveryError] = useState<AppErrorData | undefined>();
   const [discovering, setDiscovering] = useState(false);
 
   const discover = useCallback(async () => {
     setDiscovering(true);
     try {
-      setReport({ report: await model.client.services.nodes.discover(), at: Date.now() });
+      const next = await model.client.services.nodes.discover();
+      const found = (candidate: DiscoveryReport): string =>
+        summarizeDiscovery(candidate)
+          .found.map((entry) => entry.endpoint)
+          .join('\n');
+      setReport((previous) => ({
+        report: next,
+        at: Date.now(),
+        same: previous !== undefined && found(previous.report) === found(next),
+      }));
       setDiscoveryError(undefined);
     } catch (failure) {
       setDiscoveryError(toAppErrorData(failure));
@@ -153,7 +178,9 @@ export function NodesView() {
       {discoveryError !== undefined && (
         <ErrorBanner error={discoveryError} title="Discovery failed" tone="warn" />
       )}
-      {report !== undefined && <DiscoveryOutcome report={report.report} at={report.at} />}
+      {report !== undefined && (
+        <DiscoveryOutcome report={report.report} at={report.at} same={report.same} />
+      )}
       {report !== undefined && report.report.warnings.length > 0 && (
         <InfoBanner tone="warn">
           {report.report.warnings.map((warning) => (

@@ -11,10 +11,20 @@ export interface DiscoverySummary {
 }
 
 const sourceOutcomes = {
-  environment: { used: 'set', unset: 'not set', invalid: 'not usable' },
-  'crictl-config': { used: 'names a runtime', unset: 'no runtime-endpoint', invalid: 'not usable' },
-  lab: { used: 'the lab is up', unset: 'not there: the lab is not up', invalid: 'ignored' },
-  explicit: { used: 'set', unset: 'not set', invalid: 'not usable' },
+  environment: { used: 'set', unset: 'not set', empty: 'empty', invalid: 'not usable' },
+  'crictl-config': {
+    used: 'names a runtime',
+    unset: 'not there',
+    empty: 'names no runtime-endpoint',
+    invalid: 'not usable',
+  },
+  lab: {
+    used: 'the lab is up',
+    unset: 'not there: the lab is not up',
+    empty: 'lists no runtime',
+    invalid: 'ignored',
+  },
+  explicit: { used: 'set', unset: 'not set', empty: 'empty', invalid: 'not usable' },
 } as const;
 
 const probeOutcomes = {
@@ -24,10 +34,17 @@ const probeOutcomes = {
   error: 'no runtime answered',
 } as const;
 
-export function summarizeDiscovery(report: DiscoveryReport): DiscoverySummary {
+/** `nameOf`: what the node list calls the node at an endpoint, if it lists it. */
+export function summarizeDiscovery(
+  report: DiscoveryReport,
+  nameOf: (endpoint: string) => string | undefined = () => undefined,
+): DiscoverySummary {
   const found = report.endpoints
     .filter((endpoint) => endpoint.probe.state === 'ready')
-    .map((endpoint) => ({ endpoint: endpoint.endpoint, name: endpoint.origin }));
+    .map((endpoint) => ({
+      endpoint: endpoint.endpoint,
+      name: nameOf(endpoint.endpoint) ?? endpoint.origin,
+    }));
   const lookedAt = [
     ...report.sources.map((source) => ({
       where: source.where,
