@@ -1,8 +1,9 @@
 import { Badge, StateBadge } from '../../ui/Badge';
 import { formatBytes, plural } from '../../ui/format';
 import type { Column } from '../../ui/VirtualTable';
+import { NodeLabel } from '../nodes/NodeLabel';
 import { statsColumns } from '../stats/columns';
-import { Age, NodeName, PodLink } from './cells';
+import { Age, PodLink } from './cells';
 import {
   shortId,
   type ContainerRow,
@@ -16,10 +17,11 @@ const nodeColumn = <Row extends { readonly nodeId: string }>(): Column<Row> => (
   id: 'node',
   priority: 38,
   header: 'Node',
-  width: 90,
+  width: 128,
   grow: 1,
   sortable: true,
-  render: (row) => <NodeName nodeId={row.nodeId} />,
+  resizable: true,
+  render: (row) => <NodeLabel nodeId={row.nodeId} />,
 });
 
 /** Attempt, age and id: the last columns of pods and containers alike. */

@@ -9,6 +9,7 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatBytes, formatCount } from '../../ui/format';
 import { Icon, type IconName } from '../../ui/icons';
 import { Sparkline } from '../../ui/Sparkline';
+import { NodeLabel } from '../nodes/NodeLabel';
 import { VirtualTable, type Column } from '../../ui/VirtualTable';
 import { clearHistory, confirmKill } from './actions';
 import {
@@ -115,9 +116,10 @@ const columns: readonly Column<SessionRow>[] = [
   {
     id: 'node',
     header: 'Node',
-    width: 100,
-    priority: 3,
-    render: ({ session }) => <span title={session.nodeName}>{session.nodeName}</span>,
+    width: 128,
+    priority: 6,
+    resizable: true,
+    render: ({ session }) => <NodeLabel nodeId={session.nodeId} fallback={session.nodeName} />,
   },
   {
     id: 'target',

@@ -60,8 +60,12 @@ export async function replayFromFile(model: AppModel): Promise<void> {
   }
 }
 
-function label(mac: boolean, shortcut: Parameters<typeof shortcutLabel>[0]): string | undefined {
-  return shortcutLabel(shortcut, mac);
+function label(
+  model: AppModel,
+  mac: boolean,
+  shortcut: Parameters<typeof shortcutLabel>[0],
+): string | undefined {
+  return shortcutLabel(shortcut, mac, model.client.mode === 'browser');
 }
 
 /** The right-click menu over a terminal. */
@@ -75,37 +79,37 @@ export function contextMenuEntries(
   return [
     {
       label: 'Copy',
-      shortcut: label(mac, { action: 'copy' }),
+      shortcut: label(model, mac, { action: 'copy' }),
       disabled: !hasSelection,
       onSelect: () => void copyWithToast(model, session.term.getSelection(), 'the selection'),
     },
     {
       label: 'Paste',
-      shortcut: label(mac, { action: 'paste' }),
+      shortcut: label(model, mac, { action: 'paste' }),
       onSelect: () => void session.pasteFromClipboard(),
     },
     { label: 'Select all', onSelect: () => session.term.selectAll() },
     {
       label: 'Find…',
-      shortcut: label(mac, { action: 'find' }),
+      shortcut: label(model, mac, { action: 'find' }),
       onSelect: () => feature.setFinding(session.paneId, true),
     },
     { label: 'Clear', onSelect: () => session.term.clear() },
     'separator',
     {
       label: 'Split right',
-      shortcut: label(mac, { action: 'split', direction: 'right' }),
+      shortcut: label(model, mac, { action: 'split', direction: 'right' }),
       onSelect: () => feature.split('right', session.paneId),
     },
     {
       label: 'Split down',
-      shortcut: label(mac, { action: 'split', direction: 'down' }),
+      shortcut: label(model, mac, { action: 'split', direction: 'down' }),
       onSelect: () => feature.split('down', session.paneId),
     },
     'separator',
     {
       label: 'Close pane',
-      shortcut: label(mac, { action: 'close-pane' }),
+      shortcut: label(model, mac, { action: 'close-pane' }),
       onSelect: () => feature.closePane(session.paneId),
     },
   ];

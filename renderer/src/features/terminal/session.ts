@@ -63,6 +63,8 @@ export interface SessionEnvironment {
   readonly settings: () => TerminalSettings;
   readonly colors: () => TerminalColors;
   readonly mac: boolean;
+  /** In a browser window: some desktop shortcuts belong to the browser (see shortcuts.ts). */
+  readonly browser: boolean;
   /** The feature's shortcuts (split, focus moves, zoom…), run for this session's pane. */
   readonly onShortcut: (session: TerminalSession, shortcut: TerminalShortcut) => void;
 }
@@ -389,7 +391,7 @@ export class TerminalSession implements Disposable {
   }
 
   private onKey(event: KeyboardEvent): boolean {
-    const shortcut = terminalShortcut(event, this.env.mac);
+    const shortcut = terminalShortcut(event, this.env.mac, this.env.browser);
     if (shortcut === undefined) {
       // Enter in an ended pane reopens it, as the banner says.
       if (
