@@ -68,8 +68,22 @@ interface RunFailure {
  * error beside it, the ones not reached, and what was undone.
  */
 function RunSteps({ failure }: { failure: RunFailure }) {
+  // Run was disabled while it ran, which took the focus: it comes back here, to the news.
+  const list = useRef<HTMLDivElement>(null);
+  useEffect(() => list.current?.focus(), [failure]);
   const failedAt = failure.steps.findIndex((step) => step.id === failure.error.step);
-  if (failedAt < 0) return <ErrorBanner error={failure.error} title="The pod could not run" />;
+  return (
+    <div ref={list} tabIndex={-1} className="run-failure">
+      {failedAt < 0 ? (
+        <ErrorBanner error={failure.error} title="The pod could not run" />
+      ) : (
+        <StepList failure={failure} failedAt={failedAt} />
+      )}
+    </div>
+  );
+}
+
+function StepList({ failure, failedAt }: { failure: RunFailure; failedAt: number }) {
   return (
     <ol className="run-steps" aria-label="Run steps">
       {failure.steps.map((step, index) => {

@@ -190,10 +190,10 @@ const columns: readonly Column<SessionRow>[] = [
   {
     id: 'throughput',
     header: 'Throughput',
-    width: 120,
+    width: 150,
     render: ({ session, live }) => (
       <span className="session-throughput" title={`${formatBytes(rateOf(session))}/s now`}>
-        <Sparkline values={session.throughput} width={60} label="Bytes per second, last minute" />
+        <Sparkline values={session.throughput} width={48} label="Bytes per second, last minute" />
         {live && <span className="cell-sub">{formatBytes(rateOf(session))}/s</span>}
       </span>
     ),
