@@ -8,7 +8,7 @@ import { createClient, createMessagePortPair, serve, type RpcClient } from '../.
 import { defaultConfigDir } from './config';
 import { createCoreServices, type CoreServices } from './index';
 import { discoveredNodeId } from './nodes';
-import { FakeNodeClient, fakeImage, fakeRuntime } from './testing/fake-node-client';
+import { discoverOnly, FakeNodeClient, fakeImage } from './testing/fake-node-client';
 
 const endpoint = 'unix:///run/fake.sock';
 const nodeId = discoveredNodeId(endpoint);
@@ -25,20 +25,7 @@ describe('the core services over the RPC', () => {
     fake.images = [{ ...fakeImage('sha256:bb'), repoTags: ['busybox:latest'] }];
     core = createCoreServices({
       configDir: dir,
-      discover: () =>
-        Promise.resolve({
-          endpoints: [
-            {
-              endpoint,
-              imageEndpoint: endpoint,
-              source: 'environment',
-              origin: 'CONTAINER_RUNTIME_ENDPOINT',
-              probe: { state: 'ready', info: fakeRuntime },
-            },
-          ],
-          warnings: [],
-          sources: [],
-        }),
+      discover: discoverOnly(endpoint),
       createClient: () => fake,
     });
     const [clientPort, serverPort] = createMessagePortPair({ clone: 'json' });
