@@ -11,7 +11,7 @@
 import { mkdtempSync, readdirSync, rmdirSync, rmSync, symlinkSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../electron/core/composition';
@@ -161,8 +161,9 @@ describe('a first hour with Porthole', () => {
     if (older !== undefined) {
       rmSync(join(older.podLogDir, `e2e-${lab.runId}-tmpl`), { recursive: true, force: true });
     }
-    // The empty cgroup the pod's parent became, in every hierarchy (cgroup v1 or v2).
-    for (const parent of cgroupParents) {
+    // The empty cgroups the pod's parent and its own parent became, in every hierarchy
+    // (cgroup v1 or v2); one that is not empty (another pod's) stays.
+    for (const parent of [...cgroupParents, ...new Set(cgroupParents.map(dirname))]) {
       for (const root of ['/sys/fs/cgroup', ...cgroupHierarchies()]) {
         try {
           rmdirSync(join(root, parent));

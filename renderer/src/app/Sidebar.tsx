@@ -58,7 +58,10 @@ export function Sidebar({ views }: { views: readonly ViewDefinition[] }) {
       </div>
       <div className="sidebar-footer">
         <span>
-          <kbd>{modKeyLabel('K')}</kbd> commands · <kbd>?</kbd> shortcuts
+          <kbd>{modKeyLabel('K')}</kbd> commands
+        </span>
+        <span>
+          <kbd>?</kbd> keyboard shortcuts
         </span>
         <span>Click a row for its details</span>
         <span>{model.client.mode === 'browser' ? 'Browser mode' : 'Desktop'}</span>
