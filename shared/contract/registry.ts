@@ -35,6 +35,7 @@ export const serviceMethods = {
     pullImage: 3,
     validateSpec: 1,
     runFromSpec: 2,
+    cgroupDriver: 1,
   },
   terminals: { probeShell: 2, open: 1, write: 3, resize: 3, ack: 2, close: 1 },
   sessions: { kill: 1, clearHistory: 0 },

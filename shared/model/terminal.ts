@@ -58,4 +58,10 @@ export type TerminalEvent =
       readonly reason: string;
       /** Set when the transport failed rather than the process ending. */
       readonly error?: AppErrorData;
+      /**
+       * The session ended because of its container: it was stopped (or exited), or
+       * removed. Such a terminal can't be reopened: CRI never starts an exited container
+       * again.
+       */
+      readonly container?: 'stopped' | 'removed';
     };

@@ -31,3 +31,8 @@ const integerFormat = new Intl.NumberFormat('en-US');
 export function formatCount(value: number): string {
   return integerFormat.format(value);
 }
+
+/** "1 pod", "2 pods", "1,200 pod sandboxes": a count with its noun in the right number. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}

@@ -34,7 +34,7 @@ describe('NodeManager', () => {
     new NodeManager({
       configDir: dir,
       discover: (): Promise<DiscoveryResult> =>
-        Promise.resolve({ endpoints: discovered, warnings: [] }),
+        Promise.resolve({ endpoints: discovered, warnings: [], sources: [] }),
       createClient: ({ endpoint }) => {
         const client = new FakeNodeClient(endpoint);
         if (endpoint.includes('broken')) {
@@ -142,7 +142,8 @@ describe('NodeManager', () => {
     client.supportsEvents = false;
     const polling = new NodeManager({
       configDir: dir,
-      discover: () => Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [] }),
+      discover: () =>
+        Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [], sources: [] }),
       createClient: () => client,
     });
     const node = discoveredNodeId(client.endpoint);

@@ -2,6 +2,7 @@ import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
+  CgroupDriverInfo,
   Container,
   Image,
   PodSandbox,
@@ -109,6 +110,11 @@ export class FakeNodeClient implements NodeClient {
   async runtimeInfo(): Promise<RuntimeInfo> {
     await this.check('runtimeInfo');
     return fakeRuntime;
+  }
+
+  async cgroupDriver(): Promise<CgroupDriverInfo> {
+    await this.check('cgroupDriver');
+    return { driver: 'cgroupfs', from: 'RuntimeConfig' };
   }
 
   async probeCapabilities(): Promise<Capabilities> {
@@ -230,5 +236,6 @@ export function discoverOnly(endpoint: string): () => Promise<DiscoveryResult> {
         },
       ],
       warnings: [],
+      sources: [],
     });
 }

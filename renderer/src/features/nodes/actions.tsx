@@ -1,7 +1,7 @@
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { NodeStatus } from '../../../../shared/model';
 import { ConfirmDialog } from '../../app/ConfirmDialog';
-import { runAction, type AppModel } from '../../app/model';
+import { nodeTopic, runAction, type AppModel } from '../../app/model';
 import { crictlCommand } from '../resources/crictl';
 import { NodeFormDialog } from './NodeFormDialog';
 import { withPending } from './nodes-store';
@@ -10,9 +10,12 @@ export async function connectNode(model: AppModel, node: NodeStatus): Promise<vo
   const { mergeStatus } = model.nodes.getState();
   const failed = (error: AppErrorData): void => {
     mergeStatus({ ...node, state: 'failed', error });
-    model.toasts
-      .getState()
-      .show({ tone: 'error', title: `Could not connect to ${node.name}`, error });
+    model.toasts.getState().show({
+      tone: 'error',
+      title: `Could not connect to ${node.name}`,
+      error,
+      topic: nodeTopic(node.nodeId),
+    });
   };
   await withPending(model.nodes, node.nodeId, 'connecting', async () => {
     try {
@@ -31,6 +34,7 @@ export async function disconnectNode(model: AppModel, node: NodeStatus): Promise
     runAction(model, () => model.client.services.nodes.disconnect(node.nodeId), {
       success: `Disconnected from ${node.name}`,
       failure: `Could not disconnect from ${node.name}`,
+      topic: nodeTopic(node.nodeId),
     }),
   );
 }
@@ -56,6 +60,7 @@ export function confirmRemoveNode(model: AppModel, node: NodeStatus): void {
             runAction(model, () => model.client.services.nodes.removeProfile(node.nodeId), {
               success: `Removed ${node.name}`,
               failure: `Could not remove ${node.name}`,
+              topic: nodeTopic(node.nodeId),
             }),
           )
         }

@@ -33,6 +33,8 @@ export type ConnectionPhase =
       readonly exitCode?: number;
       readonly reason: string;
       readonly error?: AppErrorData;
+      /** It ended because its container stopped or was removed (see TerminalEvent). */
+      readonly container?: 'stopped' | 'removed';
     };
 
 export interface ConnectionListener {
@@ -194,6 +196,7 @@ export class TerminalConnection implements Disposable {
         ...(event.exitCode !== undefined && { exitCode: event.exitCode }),
         reason: event.reason,
         ...(event.error !== undefined && { error: event.error }),
+        ...(event.container !== undefined && { container: event.container }),
       });
       return;
     }
