@@ -35,6 +35,7 @@ export const serviceMethods = {
     pullImage: 3,
     validateSpec: 1,
     runFromSpec: 2,
+    cgroupDriver: 1,
   },
   terminals: {
     probeShell: 2,

@@ -6,7 +6,9 @@
  */
 import type {
   ContainerDetail,
+  CgroupDriverInfo,
   DiscoveredEndpoint,
+  DiscoverySource,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -29,8 +31,11 @@ import type {
 } from '../model';
 
 export interface DiscoveryReport {
+  /** Every socket probed (absent ones too), in the order tried. */
   readonly endpoints: readonly DiscoveredEndpoint[];
   readonly warnings: readonly string[];
+  /** The variables and files that were read for endpoints, and what each gave. */
+  readonly sources: readonly DiscoverySource[];
 }
 
 /** What happens to a removed node's port forwards. */
@@ -113,11 +118,24 @@ export interface LifecycleService {
    * `{ pod: <PodSandboxConfig>, containers?: [<ContainerConfig>…], runtime_handler?: '' }`
    * in crictl's formats, keys snake_case (crictl's pod-config.json / container-config.json)
    * or camelCase; a bare pod config runs a pod alone. Images missing on the node are
-   * pulled; if any step fails the pod is removed again. An invalid spec rejects with
-   * `invalid-argument` (every problem in `detail`); use validateSpec for the field list.
+   * pulled; if any step fails the pod is removed again, and the rejection's `step` says
+   * which one (a RunStep). An invalid spec rejects with `invalid-argument` (every problem
+   * in `detail`); use validateSpec for the field list.
    */
   runFromSpec(nodeId: string, specText: string): Promise<RunResult>;
+  /**
+   * The node's cgroup driver, from RuntimeConfig where the runtime has it: what a pod's
+   * cgroup parent must look like there (the Run dialog's template sets one, so the pod's
+   * own stats can be read).
+   */
+  cgroupDriver(nodeId: string): Promise<CgroupDriverInfo>;
 }
+
+/**
+ * The steps of a run from a spec, in order: the pod, then for the container at each index
+ * (0-based, as listed) pulling its image (when the node lacks it), creating, starting.
+ */
+export type RunStep = 'pod' | `pull:${number}` | `create:${number}` | `start:${number}`;
 
 /**
  * Exec and attach terminals. Output arrives on the `terminal` event and must be

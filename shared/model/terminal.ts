@@ -86,4 +86,10 @@ export type TerminalEvent =
        * be running in the container (`terminals.findLeftover` looks for it).
        */
       readonly mayStillRun?: boolean;
+      /**
+       * The session ended because of its container: it was stopped (or exited), or
+       * removed. Such a terminal can't be reopened: CRI never starts an exited container
+       * again.
+       */
+      readonly container?: 'stopped' | 'removed';
     };

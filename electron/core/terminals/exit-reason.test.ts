@@ -34,7 +34,8 @@ describe('how a terminal ended', () => {
     expect(describeEnding(exec, outcome, { state: 'exited', exitCode: 137 }).event).toEqual({
       type: 'exit',
       exitCode: 137,
-      reason: 'The container stopped (exit code 137).',
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
     });
     expect(describeEnding(exec, outcome, { state: 'running' }).event.reason).toBe(
       'Exited with code 137.',
@@ -71,6 +72,7 @@ describe('how a terminal ended', () => {
     expect(describeEnding(exec, lost, { state: 'gone' }).event).toEqual({
       type: 'exit',
       reason: 'The container was removed.',
+      container: 'removed',
     });
   });
 
@@ -78,7 +80,7 @@ describe('how a terminal ended', () => {
     const outcome = result({});
     expect(containerCheck('attach', outcome)).toBe('settle');
     expect(describeEnding(attach, outcome, { state: 'exited', exitCode: 0 }).event.reason).toBe(
-      'The container stopped (exit code 0).',
+      'The container exited (exit code 0).',
     );
     expect(describeEnding(attach, outcome, { state: 'running' }).event.reason).toBe(
       'The container closed its output.',

@@ -227,7 +227,8 @@ describe('Terminal', () => {
     await until(() => events.some((e) => e.type === 'exit'));
     expect(events.at(-1)).toEqual({
       type: 'exit',
-      reason: 'The container stopped (exit code 137).',
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
     });
   });
 

@@ -76,6 +76,7 @@ describe('ForwardManager (fake node)', () => {
             },
           ],
           warnings: [],
+          sources: [],
         }),
       // A new client per connection, as the real node manager makes.
       createClient: () => new FakeNodeClient(endpoint),

@@ -48,6 +48,7 @@ describe('NodeManager with SSH nodes', () => {
             },
           ],
           warnings: [],
+          sources: [],
         }),
       createClient: ({ endpoint, timeoutMs }) => {
         const client = new FakeNodeClient(endpoint);

@@ -39,7 +39,7 @@ describe('NodeManager', () => {
         backoff: { initialDelayMs: 5, maxDelayMs: 20, factor: 2, jitter: 0.2 },
       },
       discover: (): Promise<DiscoveryResult> =>
-        Promise.resolve({ endpoints: discovered, warnings: [] }),
+        Promise.resolve({ endpoints: discovered, warnings: [], sources: [] }),
       createClient: ({ endpoint }) => {
         const client = new FakeNodeClient(endpoint);
         if (endpoint.includes('broken')) {
@@ -147,7 +147,8 @@ describe('NodeManager', () => {
     client.supportsEvents = false;
     const polling = new NodeManager({
       configDir: dir,
-      discover: () => Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [] }),
+      discover: () =>
+        Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [], sources: [] }),
       createClient: () => client,
     });
     const node = discoveredNodeId(client.endpoint);

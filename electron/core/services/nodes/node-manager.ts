@@ -4,6 +4,7 @@ import { DisposableStore, toDisposable, type Disposable } from '../../../../shar
 import type {
   Capabilities,
   DiscoveredEndpoint,
+  DiscoverySource,
   NodeOutage,
   NodeProfile,
   NodeProfileInput,
@@ -31,6 +32,7 @@ export type NodeClient = Pick<
   | 'capabilities'
   | 'version'
   | 'runtimeInfo'
+  | 'cgroupDriver'
   | 'probeCapabilities'
   | 'reconnect'
   | 'onDidDrop'
@@ -147,6 +149,7 @@ export class NodeManager implements Disposable {
   private readonly ownsPrompts: boolean;
   private readonly profiles: ProfileStore;
   private discovered: readonly DiscoveredEndpoint[] = [];
+  private sources: readonly DiscoverySource[] = [];
   private warnings: readonly string[] = [];
   private profileWarnings: readonly string[] = [];
   private readonly connections = new Map<string, Connection>();
@@ -195,7 +198,11 @@ export class NodeManager implements Disposable {
     await this.start();
     await this.runDiscovery();
     this.emit();
-    return { endpoints: this.discovered, warnings: [...this.profileWarnings, ...this.warnings] };
+    return {
+      endpoints: this.discovered,
+      warnings: [...this.profileWarnings, ...this.warnings],
+      sources: this.sources,
+    };
   }
 
   async list(): Promise<readonly NodeStatus[]> {
@@ -381,6 +388,7 @@ export class NodeManager implements Disposable {
         ...(this.options.env !== undefined && { env: this.options.env }),
       });
       this.discovered = result.endpoints;
+      this.sources = result.sources;
       this.warnings = result.warnings;
     } catch (error) {
       this.warnings = [`Discovery failed: ${toAppErrorData(error).message}`];
@@ -413,8 +421,13 @@ export class NodeManager implements Disposable {
     );
     const taken = new Set(saved.flatMap((entry) => [entry.nodeId, entry.endpoint]));
     const discovered: NodeEntry[] = this.discovered
-      // A well-known socket that doesn't exist is noise; one the user configured is not.
-      .filter((endpoint) => endpoint.probe.state !== 'absent' || endpoint.source !== 'well-known')
+      // A well-known socket that doesn't exist is noise, and so is a lab that is down; a
+      // socket the user configured is not.
+      .filter(
+        (endpoint) =>
+          endpoint.probe.state !== 'absent' ||
+          (endpoint.source !== 'well-known' && endpoint.source !== 'lab'),
+      )
       .filter(
         (endpoint) =>
           !taken.has(endpoint.endpoint) && !taken.has(discoveredNodeId(endpoint.endpoint)),
@@ -443,6 +456,8 @@ export class NodeManager implements Disposable {
    * node is not renamed because its runtime is restarting.
    */
   private discoveredName(endpoint: DiscoveredEndpoint): string {
+    // A lab runtime's origin ("lab containerd-2") already says what it is.
+    if (endpoint.source === 'lab') return endpoint.origin;
     const runtime =
       endpoint.probe.state === 'ready'
         ? endpoint.probe.info

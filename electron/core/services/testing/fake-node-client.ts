@@ -2,6 +2,7 @@ import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
+  CgroupDriverInfo,
   Container,
   Image,
   PodSandbox,
@@ -137,6 +138,11 @@ export class FakeNodeClient implements NodeClient {
     return this.runtime;
   }
 
+  async cgroupDriver(): Promise<CgroupDriverInfo> {
+    await this.check('cgroupDriver');
+    return { driver: 'cgroupfs', from: 'RuntimeConfig' };
+  }
+
   async probeCapabilities(): Promise<Capabilities> {
     await this.check('probeCapabilities');
     this.capabilities.set('containerEvents', this.supportsEvents ? 'supported' : 'unsupported');
@@ -257,5 +263,6 @@ export function discoverOnly(endpoint: string): () => Promise<DiscoveryResult> {
         },
       ],
       warnings: [],
+      sources: [],
     });
 }

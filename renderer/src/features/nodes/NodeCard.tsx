@@ -34,6 +34,38 @@ const capabilityMarks: Readonly<Record<CapabilityState, string>> = {
   unknown: '?',
 };
 
+/** The CRI call that proves each capability, and the crictl command that makes it. */
+const capabilityProbes: Readonly<
+  Record<(typeof capabilityNames)[number], { readonly method: string; readonly crictl: string }>
+> = {
+  containerEvents: { method: 'GetContainerEvents', crictl: 'crictl events' },
+  runtimeConfig: { method: 'RuntimeConfig', crictl: 'crictl runtime-config' },
+  podSandboxStats: { method: 'ListPodSandboxStats', crictl: 'crictl statsp' },
+  containerStats: { method: 'ListContainerStats', crictl: 'crictl stats' },
+  metricDescriptors: { method: 'ListMetricDescriptors', crictl: 'crictl metricdescs' },
+  podSandboxMetrics: { method: 'ListPodSandboxMetrics', crictl: 'crictl metricsp' },
+  imageFsInfo: { method: 'ImageFsInfo', crictl: 'crictl imagefsinfo' },
+  checkpointContainer: { method: 'CheckpointContainer', crictl: 'crictl checkpoint <container>' },
+};
+
+/** What a mark means, and for "?" what unknown means and how to find out. */
+export function capabilityTooltip(
+  name: (typeof capabilityNames)[number],
+  state: CapabilityState,
+): string {
+  const { method, crictl } = capabilityProbes[name];
+  switch (state) {
+    case 'supported':
+      return `Supported: the runtime answered ${method}.`;
+    case 'unsupported':
+      return `Not supported: the runtime answered ${method} with “unimplemented”.`;
+    case 'unknown':
+      return name === 'checkpointContainer'
+        ? `Unknown: Porthole never calls ${method} by itself, since it writes a checkpoint of a container. To find out, try \`${crictl}\` on the node: “unimplemented” means not supported.`
+        : `Unknown: ${method} failed when Porthole probed it, for a reason other than “unimplemented” (for example a pod without a cgroup), so it can't tell yet. It is settled the first time the call gets an answer; to find out now, run \`${crictl}\` on the node.`;
+  }
+}
+
 function Capabilities({ node }: { node: NodeStatus }) {
   const capabilities = node.capabilities;
   if (capabilities === undefined) return null;
@@ -42,7 +74,12 @@ function Capabilities({ node }: { node: NodeStatus }) {
       <h4 className="section-title">Capabilities</h4>
       <ul className="capabilities list-plain" aria-label={`Capabilities of ${node.name}`}>
         {capabilityNames.map((name) => (
-          <li key={name} className="capability" data-state={capabilities[name]}>
+          <li
+            key={name}
+            className="capability"
+            data-state={capabilities[name]}
+            title={capabilityTooltip(name, capabilities[name])}
+          >
             <span className="capability-mark" aria-hidden>
               {capabilityMarks[capabilities[name]]}
             </span>

@@ -4,7 +4,7 @@ import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { NodeStatus } from '../../../../shared/model';
 import { ConfirmDialog } from '../../app/ConfirmDialog';
 import { useModel } from '../../app/context';
-import { runAction, type AppModel } from '../../app/model';
+import { nodeTopic, runAction, type AppModel } from '../../app/model';
 import { forwardsOf } from '../port-forwards/store';
 import { crictlCommand } from '../resources/crictl';
 import { NodeFormDialog } from './NodeFormDialog';
@@ -24,6 +24,7 @@ export async function connectNode(model: AppModel, node: NodeStatus): Promise<vo
       tone: 'error',
       title: reconnecting ? `${node.name} is still down` : `Could not connect to ${node.name}`,
       error,
+      topic: nodeTopic(node.nodeId),
     });
   };
   await withPending(model.nodes, node.nodeId, 'connecting', async () => {
@@ -43,6 +44,7 @@ export async function disconnectNode(model: AppModel, node: NodeStatus): Promise
     runAction(model, () => model.client.services.nodes.disconnect(node.nodeId), {
       success: `Disconnected from ${node.name}`,
       failure: `Could not disconnect from ${node.name}`,
+      topic: nodeTopic(node.nodeId),
     }),
   );
 }
@@ -92,7 +94,11 @@ function RemoveNodeDialog({ node, onClose }: { node: NodeStatus; onClose: () => 
               model.client.services.nodes.removeProfile(node.nodeId, {
                 forwards: count === 0 ? 'keep' : choice,
               }),
-            { success: `Removed ${node.name}`, failure: `Could not remove ${node.name}` },
+            {
+              success: `Removed ${node.name}`,
+              failure: `Could not remove ${node.name}`,
+              topic: nodeTopic(node.nodeId),
+            },
           ),
         )
       }

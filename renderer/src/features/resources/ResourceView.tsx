@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, type ReactNode, type RefObject
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
 import { EmptyState } from '../../ui/EmptyState';
-import { formatCount } from '../../ui/format';
+import { formatCount, plural } from '../../ui/format';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
 import { Splitter } from '../../ui/Splitter';
@@ -243,18 +243,18 @@ function Toolbar({
       ? undefined
       : (state.index.pods.get(filter.podKey)?.name ?? 'removed pod'),
   );
-  const [, plural] = nouns[kind];
+  const [singular, pluralNoun] = nouns[kind];
 
   return (
-    <div className="toolbar" role="search" aria-label={`Filter ${plural}`}>
+    <div className="toolbar" role="search" aria-label={`Filter ${pluralNoun}`}>
       <div className="search-field">
         <Icon name="search" size={14} />
         <input
           ref={filterInput}
           className="input"
           type="search"
-          placeholder={`Filter ${plural}…  ( / )`}
-          aria-label={`Filter ${plural} by text`}
+          placeholder={`Filter ${pluralNoun}…  ( / )`}
+          aria-label={`Filter ${pluralNoun} by text`}
           value={filter.text}
           spellCheck={false}
           onChange={(event) => setFilter(kind, { text: event.target.value })}
@@ -340,8 +340,8 @@ function Toolbar({
       <span className="toolbar-spacer" />
       <span className="toolbar-status" aria-live="polite">
         {shown === total
-          ? `${count(total)} ${plural}`
-          : `${count(shown)} of ${count(total)} ${plural}`}
+          ? plural(total, singular, pluralNoun)
+          : `${count(shown)} of ${plural(total, singular, pluralNoun)}`}
       </span>
       {actions}
     </div>
@@ -451,6 +451,7 @@ export function ResourceView({ kind, actions, emptyAction }: ResourceViewProps) 
             onSort={onSort}
             onSelect={select}
             onActivate={open}
+            openOnClick
             handle={table}
             empty={empty}
           />

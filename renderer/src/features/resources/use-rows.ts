@@ -1,16 +1,19 @@
 import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
+import type { NodeStatus } from '../../../../shared/model';
 import type { NodeScope } from '../nodes/nodes-store';
 import type { ResourceIndex } from './delta';
 import { filterRows, type ResourceFilter } from './filter';
 import type { ResourceKind, RowsByKind } from './model';
-import type { RowCache } from './rows';
+import { sandboxImagesOf, type RowCache } from './rows';
 
+/** `nodes` tells which image each node runs its sandboxes from (images only). */
 export function deriveRows<K extends ResourceKind>(
   cache: RowCache,
   kind: K,
   index: ResourceIndex,
+  nodes: readonly NodeStatus[] = [],
 ): RowsByKind[K][] {
   switch (kind) {
     case 'pods':
@@ -18,7 +21,7 @@ export function deriveRows<K extends ResourceKind>(
     case 'containers':
       return cache.containerRows(index) as RowsByKind[K][];
     case 'images':
-      return cache.imageRows(index) as RowsByKind[K][];
+      return cache.imageRows(index, sandboxImagesOf(nodes)) as RowsByKind[K][];
   }
   throw new Error(`unknown resource kind ${String(kind)}`);
 }
@@ -56,8 +59,12 @@ export function withoutDown<R extends { readonly nodeId: string }>(
 export function useAllRows<K extends ResourceKind>(kind: K): RowsByKind[K][] {
   const model = useModel();
   const index = useResources((state) => state.index);
+  const nodes = useNodes((state) => state.nodes);
   const downKey = useDownKey();
-  const all = useMemo(() => deriveRows(model.rows, kind, index), [model, kind, index]);
+  const all = useMemo(
+    () => deriveRows(model.rows, kind, index, nodes),
+    [model, kind, index, nodes],
+  );
   return useMemo(
     () => withoutDown(all, new Set(downKey === '' ? [] : downKey.split('\u0000'))),
     [all, downKey],

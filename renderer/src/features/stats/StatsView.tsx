@@ -131,7 +131,10 @@ function StatsCharts({
   const shown = samples[hover ?? samples.length - 1];
   const shownValues = shown === undefined ? undefined : usageById(shown, kind);
   const colors = new Map(series.map((entry) => [entry.id, entry.color]));
+  // Pods whose stats can't be read are listed all the same, with why.
+  const unreadable = kind === 'pods' ? (samples[samples.length - 1]?.unreadablePods ?? []) : [];
   const entries: LegendEntry[] = [...known.keys()]
+    .filter((id) => !unreadable.some((pod) => pod.podSandboxId === id))
     .map((id) => {
       const value = shownValues?.get(id);
       const color = colors.get(id);
@@ -145,6 +148,14 @@ function StatsCharts({
         }),
       };
     })
+    .concat(
+      unreadable.map((pod) => ({
+        id: pod.podSandboxId,
+        label: pod.name,
+        sub: pod.namespace,
+        unreadable: { reason: pod.reason, detail: pod.detail },
+      })),
+    )
     .sort((a, b) => a.label.localeCompare(b.label) || a.sub.localeCompare(b.sub));
 
   const toggle = (id: string, on: boolean): void => {
@@ -155,7 +166,12 @@ function StatsCharts({
   return (
     <div className="stats-body">
       <div className="stats-charts">
-        {charted.length === 0 ? (
+        {charted.length === 0 && known.size === 0 && unreadable.length > 0 ? (
+          <EmptyState icon="stats" title="No pod stats to chart">
+            The runtime can't read the stats of {unreadable.length === 1 ? 'the pod' : 'the pods'}{' '}
+            listed on the right; the list says why.
+          </EmptyState>
+        ) : charted.length === 0 ? (
           <EmptyState icon="stats" title={`No ${kindNames[kind].one} charted`}>
             Tick one in the list to chart it.
           </EmptyState>
@@ -301,6 +317,7 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
   } else if (
     latest !== undefined &&
     (kind === 'containers' ? latest.containers : latest.pods).length === 0 &&
+    (kind === 'containers' || (latest.unreadablePods ?? []).length === 0) &&
     stats.samples.every(
       (sample) => (kind === 'containers' ? sample.containers : sample.pods).length === 0,
     )

@@ -35,6 +35,8 @@ export type ConnectionPhase =
       readonly error?: AppErrorData;
       /** The stream broke: the process may still run in the container (see LeftoverFinder). */
       readonly mayStillRun?: boolean;
+      /** It ended because its container stopped or was removed (see TerminalEvent). */
+      readonly container?: 'stopped' | 'removed';
     };
 
 export interface ConnectionListener {
@@ -197,6 +199,7 @@ export class TerminalConnection implements Disposable {
         reason: event.reason,
         ...(event.error !== undefined && { error: event.error }),
         ...(event.mayStillRun === true && { mayStillRun: true }),
+        ...(event.container !== undefined && { container: event.container }),
       });
       return;
     }

@@ -37,6 +37,7 @@ async function openSession(core: FakeTerminalCore, onShortcut = vi.fn()) {
       settings: () => defaultSettings,
       colors: () => colors,
       mac: false,
+      browser: false,
       onShortcut,
     },
   );
