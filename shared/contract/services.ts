@@ -18,6 +18,8 @@ import type {
   LogOpenRequest,
   LogSearchQuery,
   LogSearchResult,
+  LeftoverProcess,
+  LeftoverRef,
   LogView,
   NodeProfile,
   NodeProfileInput,
@@ -36,13 +38,22 @@ export interface DiscoveryReport {
   readonly sources: readonly DiscoverySource[];
 }
 
+/** What happens to a removed node's port forwards. */
+export interface RemoveNodeOptions {
+  /**
+   * `remove`: they go too (saved ones are forgotten). `keep` (the default): they stay,
+   * stopped, and can be moved to another node (`forwards.move`).
+   */
+  readonly forwards?: 'remove' | 'keep';
+}
+
 export interface NodesService {
   /** Probes this machine's runtimes in crictl's order. */
   discover(): Promise<DiscoveryReport>;
   /** Saved profiles and discovered nodes, with their connection state. */
   list(): Promise<readonly NodeStatus[]>;
   saveProfile(profile: NodeProfileInput): Promise<NodeProfile>;
-  removeProfile(nodeId: string): Promise<void>;
+  removeProfile(nodeId: string, options?: RemoveNodeOptions): Promise<void>;
   /**
    * Connects a node. For an SSH node this may wait on questions to the user (an unknown
    * host key, a key's passphrase), published on the `prompts` event; cancelling the call
@@ -150,6 +161,20 @@ export interface TerminalsService {
   ack(terminalId: string, bytes: number): Promise<void>;
   /** Ends the session (the process keeps running for attach). */
   close(terminalId: string): Promise<void>;
+  /**
+   * After an exec session ended with `mayStillRun`: its process if it still runs in the
+   * container (found with ExecSync reading /proc), or undefined when it is gone. Rejects
+   * when the node is not connected, or the container has no `sh` to look with.
+   */
+  findLeftover(ref: LeftoverRef): Promise<LeftoverProcess | undefined>;
+  /**
+   * Ends a process findLeftover found: SIGTERM, then SIGKILL if it lingers. `gone`: it had
+   * ended already (its pid, if taken, now belongs to another process, which is left alone).
+   */
+  endLeftover(
+    ref: LeftoverRef,
+    process: LeftoverProcess,
+  ): Promise<'terminated' | 'killed' | 'gone'>;
 }
 
 /** The session monitor: every exec, attach, port-forward and log-follow session. */
@@ -175,6 +200,12 @@ export interface ForwardsService {
   update(forwardId: string, options: ForwardOptions): Promise<ForwardEntry>;
   /** Stops it and forgets it, saved or not. */
   remove(forwardId: string): Promise<void>;
+  /**
+   * Points it at another node (e.g. its own was removed): it stops on the old one, keeps
+   * its name, ports and saving, and starts on the new one if it was running (and the new
+   * node is connected) or when that node connects, for an auto-start forward.
+   */
+  move(forwardId: string, nodeId: string): Promise<ForwardEntry>;
 }
 
 /**

@@ -460,6 +460,21 @@ export class CriClient implements Disposable {
     return this.capabilities.snapshot();
   }
 
+  /**
+   * A new connection to the runtime, keeping the object (everyone holding it goes on
+   * using it): calls under way fail, the next one dials afresh. A runtime that restarted
+   * may be another version: probe its capabilities again.
+   */
+  reconnect(): void {
+    this.runtimeChannel.reconnect();
+    if (this.imageChannel !== this.runtimeChannel) this.imageChannel.reconnect();
+  }
+
+  /** Called each time the connection to the runtime service closes under us. */
+  onDidDrop(listener: () => void): Disposable {
+    return this.runtimeChannel.onDidDrop(listener);
+  }
+
   dispose(): void {
     this.runtimeChannel.dispose();
     this.imageChannel.dispose();

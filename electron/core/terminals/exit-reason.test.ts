@@ -59,9 +59,16 @@ describe('how a terminal ended', () => {
   it('tells a lost connection from a removed container', () => {
     const lost = { error: new AppError({ code: 'connection-lost', message: 'socket closed' }) };
     expect(describeEnding(exec, lost).event).toMatchObject({
-      reason: 'The connection to the node was lost.',
+      reason:
+        'The connection to the node was lost. The process may still be running in the container.',
       error: { code: 'connection-lost', message: 'socket closed' },
+      mayStillRun: true,
     });
+    // Attach has no process of its own to leave behind.
+    expect(describeEnding(attach, lost).event).toMatchObject({
+      reason: 'The connection to the node was lost.',
+    });
+    expect(describeEnding(attach, lost).event.mayStillRun).toBeUndefined();
     expect(describeEnding(exec, lost, { state: 'gone' }).event).toEqual({
       type: 'exit',
       reason: 'The container was removed.',

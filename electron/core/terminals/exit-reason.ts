@@ -139,12 +139,18 @@ export function describeEnding(
       session: { state: 'ended', reason: stopped.text },
     };
   }
-  const text =
+  const lostWords =
     isAppError(outcome.error) && outcome.error.code === 'connection-lost'
       ? 'The connection to the node was lost.'
       : sentence(error.message);
+  // The stream broke, not the process: nobody told the runtime's side to stop it (a tty
+  // shell lives on, detached). Attach has no process of its own.
+  const mayStillRun = terminal.kind === 'exec' && fate?.state !== 'gone';
+  const text = mayStillRun
+    ? `${lostWords} The process may still be running in the container.`
+    : lostWords;
   return {
-    event: { type: 'exit', reason: text, error },
+    event: { type: 'exit', reason: text, error, ...(mayStillRun && { mayStillRun }) },
     session: { state: 'failed', reason: text, error },
   };
 }

@@ -24,6 +24,7 @@ function info(overrides: Partial<TerminalInfo> = {}): TerminalInfo {
     transport: 'spdy',
     protocol: 'v4.channel.k8s.io',
     attempts: [],
+    openedAt: 0,
     ...overrides,
   };
 }
@@ -211,8 +212,10 @@ describe('Terminal', () => {
     const exit = events.at(-1);
     expect(exit).toMatchObject({
       type: 'exit',
-      reason: 'The connection to the node was lost.',
+      reason:
+        'The connection to the node was lost. The process may still be running in the container.',
       error: { code: 'connection-lost' },
+      mayStillRun: true,
     });
     expect(registry.list()[0]).toMatchObject({ state: 'failed' });
   });

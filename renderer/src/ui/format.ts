@@ -36,3 +36,18 @@ export function formatCount(value: number): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
+
+/**
+ * "13:43:10": a time within the last minutes or hours (a chart's axis, when a node went
+ * down), where the day and AM/PM are noise.
+ */
+const clockFormat = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+export function formatClock(epochMillis: number): string {
+  return clockFormat.format(epochMillis);
+}

@@ -278,7 +278,7 @@ describe('NodeManager with SSH nodes', () => {
     });
     const reconnecting = statuses.at(-1)?.find((status) => status.nodeId === profile.id);
     expect(reconnecting).toMatchObject({
-      state: 'connecting',
+      state: 'reconnecting',
       runtime: fakeRuntime,
       ssh: { state: 'reconnecting', reason: 'connection reset', attempt: 1 },
     });

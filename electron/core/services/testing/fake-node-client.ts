@@ -77,7 +77,12 @@ export class FakeNodeClient implements NodeClient {
   supportsEvents = true;
   disposed = false;
   listCalls = 0;
+  /** What Version and Status report: change it to play an upgraded runtime. */
+  runtime: RuntimeInfo = fakeRuntime;
+  /** How many times the connection was swapped for a new one. */
+  reconnects = 0;
   private readonly observers = new Set<Observer>();
+  private readonly dropListeners = new Set<() => void>();
   readonly calls: string[] = [];
 
   constructor(readonly endpoint: string) {}
@@ -107,9 +112,30 @@ export class FakeNodeClient implements NodeClient {
     return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
   }
 
+  /** Plays the runtime closing the connection (it stopped or restarted). */
+  drop(): void {
+    for (const listener of [...this.dropListeners]) listener();
+  }
+
+  onDidDrop(listener: () => void): Disposable {
+    this.dropListeners.add(listener);
+    return toDisposable(() => this.dropListeners.delete(listener));
+  }
+
+  reconnect(): void {
+    this.reconnects++;
+    this.calls.push('reconnect');
+  }
+
+  async version(): Promise<Awaited<ReturnType<NodeClient['version']>>> {
+    await this.check('version');
+    const { runtimeName, runtimeVersion, runtimeApiVersion, apiVersion } = this.runtime;
+    return { runtimeName, runtimeVersion, runtimeApiVersion, apiVersion };
+  }
+
   async runtimeInfo(): Promise<RuntimeInfo> {
     await this.check('runtimeInfo');
-    return fakeRuntime;
+    return this.runtime;
   }
 
   async cgroupDriver(): Promise<CgroupDriverInfo> {
@@ -219,6 +245,7 @@ export class FakeNodeClient implements NodeClient {
   dispose(): void {
     this.disposed = true;
     this.observers.clear();
+    this.dropListeners.clear();
   }
 }
 

@@ -4,7 +4,7 @@ import { useModel, useNodes } from '../../app/context';
 import { CopyButton } from '../../app/CopyButton';
 import { Badge, StateBadge } from '../../ui/Badge';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { formatAge } from '../../ui/format';
+import { formatAge, formatClock } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { useNow } from '../../ui/clock';
 import {
@@ -14,6 +14,7 @@ import {
   openNodeForm,
   versionCommand,
 } from './actions';
+import { asOfText, NodeDownBanner } from './outage';
 
 /** What each capability means, in the words a node debugger would use. */
 const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string>> = {
@@ -109,9 +110,13 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
   const runtime = node.runtime;
   if (runtime === undefined) return null;
   const ssh = sshState(node, now);
+  const asOf = asOfText(node, now);
   return (
     <>
-      <dl className="props">
+      {asOf !== undefined && (
+        <p className="node-card-stale muted">Last known, {asOf}: the runtime does not answer.</p>
+      )}
+      <dl className={asOf !== undefined ? 'props stale' : 'props'}>
         {ssh !== undefined && (
           <>
             <dt>SSH</dt>
@@ -130,6 +135,15 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         <dd>
           {runtime.runtimeName} {runtime.runtimeVersion}
         </dd>
+        {node.runtimeChange !== undefined && (
+          <>
+            <dt>Changed</dt>
+            <dd>
+              {node.runtimeChange.from} → {node.runtimeChange.to}{' '}
+              <span className="faint">at {formatClock(node.runtimeChange.at)}</span>
+            </dd>
+          </>
+        )}
         <dt>CRI API</dt>
         <dd>
           {runtime.runtimeApiVersion}
@@ -145,11 +159,21 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
             </dd>
           </>
         )}
-        {node.connectedAt !== undefined && (
+        {node.outage !== undefined ? (
           <>
-            <dt>Connected</dt>
-            <dd>{formatAge(node.connectedAt, now)} ago</dd>
+            <dt>Down</dt>
+            <dd>
+              since {formatClock(node.outage.since)}{' '}
+              <span className="faint">({formatAge(node.outage.since, now)})</span>
+            </dd>
           </>
+        ) : (
+          node.connectedAt !== undefined && (
+            <>
+              <dt>Connected</dt>
+              <dd>{formatAge(node.connectedAt, now)} ago</dd>
+            </>
+          )
         )}
         {runtime.handlers.length > 0 && (
           <>
@@ -159,8 +183,10 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         )}
       </dl>
       {runtime.conditions.length > 0 && (
-        <div className="section">
-          <h4 className="section-title">Conditions</h4>
+        <div className={asOf !== undefined ? 'section stale' : 'section'}>
+          <h4 className="section-title">
+            Conditions{asOf !== undefined && <span className="muted"> · last known</span>}
+          </h4>
           <ul className="conditions list-plain">
             {runtime.conditions.map((condition) => (
               <li key={condition.type} className="condition">
@@ -186,6 +212,7 @@ export function NodeCard({ node }: { node: NodeStatus }) {
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   const connected = node.state === 'connected';
+  const reconnecting = node.state === 'reconnecting';
   const busy = pending !== undefined || node.state === 'connecting';
 
   return (
@@ -208,7 +235,8 @@ export function NodeCard({ node }: { node: NodeStatus }) {
         <StateBadge state={pending === 'connecting' ? 'connecting' : node.state} />
       </header>
       <div className="node-card-body">
-        {node.error !== undefined && node.state !== 'connected' && (
+        {reconnecting && <NodeDownBanner node={node} />}
+        {node.error !== undefined && !connected && !reconnecting && (
           <ErrorBanner error={node.error} />
         )}
         {node.error !== undefined && node.state === 'connected' && (
@@ -221,7 +249,7 @@ export function NodeCard({ node }: { node: NodeStatus }) {
         )}
       </div>
       <footer className="node-card-actions">
-        {connected ? (
+        {connected || reconnecting ? (
           <>
             <button
               type="button"

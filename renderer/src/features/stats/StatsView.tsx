@@ -5,6 +5,8 @@ import { useModel, useNodes, useResources } from '../../app/context';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
+import { isFollowed } from '../nodes/nodes-store';
+import { NodeDownBanner } from '../nodes/outage';
 import { NodePicker, defaultNodeId } from '../resources/NodePicker';
 import { resourceKey } from '../resources/model';
 import { useChartTheme } from './chart-theme';
@@ -42,6 +44,7 @@ function Toolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefin
       </label>
       <NodePicker
         id="stats-node"
+        withDown
         value={nodeId}
         onChange={(value) => store.setView({ nodeId: value, selected: {}, focusId: undefined })}
       />
@@ -234,10 +237,26 @@ function StatsCharts({
 function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
   const store = useStats();
   const kind = useStore(store, (state) => state.view.kind);
-  const nodeName = useNodes(
-    (state) => state.nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
-  );
+  const node = useNodes((state) => state.nodes.find((candidate) => candidate.nodeId === nodeId));
+  const nodeName = node?.name ?? nodeId;
   const latest = stats?.samples[stats.samples.length - 1];
+
+  // Down: its last samples are not shown as if current; they come back with it.
+  if (node?.state === 'reconnecting') {
+    const hidden =
+      latest === undefined ? 0 : (kind === 'containers' ? latest.containers : latest.pods).length;
+    return (
+      <>
+        <NodeDownBanner
+          node={node}
+          rows={{ hidden, nouns: [kindNames[kind].one, kindNames[kind].many] }}
+        />
+        <EmptyState icon="unplug" title={`${nodeName} is down`}>
+          Its stats show again once Porthole has reconnected.
+        </EmptyState>
+      </>
+    );
+  }
 
   const banners = (
     <>
@@ -329,11 +348,15 @@ export function StatsView() {
   const nodes = useNodes((state) => state.nodes);
   const scope = useNodes((state) => state.scope);
   const chosen = useStore(store, (state) => state.view.nodeId);
-  const nodeId =
-    chosen !== undefined &&
-    nodes.some((node) => node.nodeId === chosen && node.state === 'connected')
-      ? chosen
-      : defaultNodeId(nodes, scope);
+  // A node that is reconnecting stays chosen: its stats come back with it.
+  const followed = (id: string | undefined): boolean =>
+    nodes.some((node) => node.nodeId === id && isFollowed(node));
+  const inScope = scope.kind === 'node' ? scope.nodeId : undefined;
+  const nodeId = followed(chosen)
+    ? (chosen ?? '')
+    : followed(inScope)
+      ? (inScope ?? '')
+      : defaultNodeId(nodes, scope) || (nodes.find(isFollowed)?.nodeId ?? '');
   const stats = useStore(store, (state) => state.byNode[nodeId]);
 
   useEffect(() => {

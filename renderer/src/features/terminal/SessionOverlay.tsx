@@ -3,6 +3,7 @@ import { useModel } from '../../app/context';
 import { Icon } from '../../ui/icons';
 import { resourceKey } from '../resources/model';
 import { showContainer } from '../resources/navigation';
+import { LeftoverFinder } from './LeftoverFinder';
 import { canReopen, endedSummary, startingText } from './phase';
 import type { TerminalSession } from './session';
 
@@ -51,6 +52,9 @@ export function EndedBanner({
         <div className="term-ended-title">{summary.title}</div>
         {summary.detail !== undefined && <div className="muted">{summary.detail}</div>}
         {summary.hint !== undefined && <div className="muted">{summary.hint}</div>}
+        {phase.mayStillRun === true && phase.info !== undefined && (
+          <LeftoverFinder info={phase.info} />
+        )}
         {reopenable && <div className="faint">Press Enter in the terminal to reopen.</div>}
       </div>
       <div className="term-ended-actions">

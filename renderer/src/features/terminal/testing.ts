@@ -65,6 +65,7 @@ export function fakeTerminalCore(
           transport: 'spdy',
           protocol: 'v5.channel.k8s.io',
           attempts: [],
+          openedAt: 0,
         };
         return Promise.resolve(info);
       },
