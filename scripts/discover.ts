@@ -28,6 +28,9 @@ if (values.json) {
       `${probe.state.padEnd(8)} ${endpoint.endpoint}  [${endpoint.source}: ${endpoint.origin}]\n      ${what}\n`,
     );
   }
+  for (const source of result.sources) {
+    process.stdout.write(`read     ${source.where}: ${source.outcome}\n`);
+  }
   const ready = result.endpoints.filter((e) => e.probe.state === 'ready').length;
   process.stdout.write(`\n${ready} runtime${ready === 1 ? '' : 's'} ready.\n`);
 }

@@ -34,12 +34,18 @@ export interface AppErrorData {
   readonly detail?: string;
   /** What the user can do about it, when we know. */
   readonly hint?: string;
+  /**
+   * Which step of a multi-step operation failed, in the operation's own terms (see
+   * `lifecycle.runFromSpec`), so a UI can show the error next to that step.
+   */
+  readonly step?: string;
 }
 
 export class AppError extends Error implements AppErrorData {
   readonly code: ErrorCode;
   readonly detail?: string;
   readonly hint?: string;
+  readonly step?: string;
 
   constructor(data: AppErrorData, options?: { cause?: unknown }) {
     super(data.message, options);
@@ -47,6 +53,7 @@ export class AppError extends Error implements AppErrorData {
     this.code = data.code;
     if (data.detail !== undefined) this.detail = data.detail;
     if (data.hint !== undefined) this.hint = data.hint;
+    if (data.step !== undefined) this.step = data.step;
   }
 
   toJSON(): AppErrorData {
@@ -70,6 +77,7 @@ export function toAppErrorData(error: unknown): AppErrorData {
       message: error.message,
       ...(error.detail !== undefined && { detail: error.detail }),
       ...(error.hint !== undefined && { hint: error.hint }),
+      ...(error.step !== undefined && { step: error.step }),
     };
   }
   if (error instanceof Error) {
@@ -88,6 +96,7 @@ export function fromAppErrorData(value: unknown): AppError {
       message,
       ...(typeof record.detail === 'string' && { detail: record.detail }),
       ...(typeof record.hint === 'string' && { hint: record.hint }),
+      ...(typeof record.step === 'string' && { step: record.step }),
     });
   }
   return new AppError({ code: 'unknown', message: 'Unexpected error', detail: String(value) });

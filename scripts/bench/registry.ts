@@ -41,6 +41,7 @@ export const benches: readonly BenchEntry[] = [
     load: async () => fromRecord('ssh', (await import('./ssh')).runSshBench),
   },
   { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
+  { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
   {
     name: 'ui',
     load: async () => {

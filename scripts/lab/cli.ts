@@ -7,14 +7,7 @@
  */
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import {
-  CONTAINERD_16,
-  RUNC,
-  CNI_BIN_DIR,
-  ensureContainerd2,
-  ensurePackages,
-  requirements,
-} from './apt';
+import { RUNC, ensurePackages, requirements } from './apt';
 import { type RuntimeBinaries, runtimeSpec, selectRuntimes } from './config';
 import {
   cleanupRuntime,
@@ -33,6 +26,7 @@ import { LabError, errorMessage, exists } from './exec';
 import { buildImages, pauseNeedsCompiler } from './images';
 import { elapsedMs, progress, setQuiet } from './log';
 import type { BuiltImage } from './oci';
+import { type StopSignal, restartLabRuntime, runtimeBinaries } from './restart';
 import {
   acquireLock,
   cacheDir,
@@ -53,28 +47,32 @@ import {
   type LabRuntimeId,
 } from './types';
 
-const USAGE = `Usage: npm run lab -- <up|down|status> [options]
+const USAGE = `Usage: npm run lab -- <up|down|status|restart> [options]
 
   up       install what is missing, start the runtimes, import the images
   down     stop what the lab started and remove its directories
   status   show what is running; exits 1 if nothing is
+  restart  kill containerd and start it again on the same socket, as a crash would
+           (pods keep running); prints the new pid and when its CRI answered
 
 Options:
   --runtime 1.6|2|all   which runtime(s) (default: all); also containerd-1.6, containerd-2
   --json                status: print the lab description as JSON
   --quiet               no progress lines
   --purge               down: also delete the cache (containerd 2.x download, built images)
+  --signal KILL|TERM    restart: how containerd is stopped (default KILL)
 
 Environment: PORTHOLE_LAB_DIR (default /tmp/porthole-lab), XDG_CACHE_HOME (cache in
 $XDG_CACHE_HOME/porthole-lab, default ~/.cache/porthole-lab).`;
 
-type Command = 'up' | 'down' | 'status';
+type Command = 'up' | 'down' | 'status' | 'restart';
 
 interface Args {
   command: Command;
   runtimes: LabRuntimeId[];
   json: boolean;
   purge: boolean;
+  signal: StopSignal;
 }
 
 function parse(argv: string[]): Args {
@@ -86,6 +84,7 @@ function parse(argv: string[]): Args {
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       purge: { type: 'boolean', default: false },
+      signal: { type: 'string', default: 'KILL' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -94,23 +93,24 @@ function parse(argv: string[]): Args {
     process.exit(0);
   }
   const [command, ...rest] = positionals;
-  if (command !== 'up' && command !== 'down' && command !== 'status') {
+  if (command !== 'up' && command !== 'down' && command !== 'status' && command !== 'restart') {
     throw new LabError(
       command === undefined ? 'No command given.' : `Unknown command "${command}".`,
     );
   }
   if (rest.length > 0) throw new LabError(`Unexpected argument "${rest.join(' ')}".`);
+  const signal = `SIG${values.signal.toUpperCase().replace(/^SIG/, '')}`;
+  if (signal !== 'SIGKILL' && signal !== 'SIGTERM') {
+    throw new LabError(`Unknown signal "${values.signal}": use KILL or TERM.`);
+  }
   setQuiet(values.quiet || values.json);
   return {
     command,
     runtimes: selectRuntimes(values.runtime),
     json: values.json,
     purge: values.purge,
+    signal,
   };
-}
-
-function binaries16(): RuntimeBinaries {
-  return { ...CONTAINERD_16, runc: RUNC, cniBinDir: CNI_BIN_DIR };
 }
 
 function sortRuntimes(runtimes: LabRuntime[]): LabRuntime[] {
@@ -180,28 +180,20 @@ async function up(args: Args): Promise<void> {
   const cache = cacheDir();
   await ensureLabDir();
   const want16 = args.runtimes.includes('containerd-1.6');
-  const want2 = args.runtimes.includes('containerd-2');
   await ensurePackages(
     requirements({ containerd16: want16, compiler: await pauseNeedsCompiler(cache) }),
   );
-  const [c2, images] = await Promise.all([
-    want2 ? ensureContainerd2(cache) : Promise.resolve(undefined),
+  const [binaries, images] = await Promise.all([
+    Promise.all(args.runtimes.map((id) => runtimeBinaries(id))),
     buildImages(cache),
   ]);
-  const binsFor = (id: LabRuntimeId): RuntimeBinaries => {
-    if (id === 'containerd-1.6') return binaries16();
-    if (c2 === undefined) throw new Error('containerd 2 was not prepared');
-    return {
-      containerd: c2.containerd,
-      ctr: c2.ctr,
-      shim: c2.shim,
-      runc: RUNC,
-      cniBinDir: CNI_BIN_DIR,
-    };
-  };
   const previous = await readLabFile().catch(() => undefined);
   const results = await Promise.allSettled(
-    args.runtimes.map((id) => upRuntime(id, binsFor(id), images)),
+    args.runtimes.map((id, index) => {
+      const bins = binaries[index];
+      if (bins === undefined) throw new Error(`no binaries for ${id}`);
+      return upRuntime(id, bins, images);
+    }),
   );
   const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.flatMap((r) =>
@@ -291,6 +283,16 @@ async function main(): Promise<number> {
     return 2;
   }
   if (args.command === 'status') return (await status(args)) ? 0 : 1;
+  // restart takes the lab lock itself, once per runtime.
+  if (args.command === 'restart') {
+    for (const id of args.runtimes) {
+      const restarted = await restartLabRuntime(id, args.signal);
+      process.stdout.write(
+        `${id.padEnd(15)} pid ${restarted.stoppedPid} → ${restarted.pid}, CRI ready ${restarted.readyAt - restarted.startedAt} ms after start\n`,
+      );
+    }
+    return 0;
+  }
   const release = await acquireLock();
   try {
     if (args.command === 'up') await up(args);

@@ -6,7 +6,9 @@
  */
 import type {
   ContainerDetail,
+  CgroupDriverInfo,
   DiscoveredEndpoint,
+  DiscoverySource,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -16,6 +18,8 @@ import type {
   LogOpenRequest,
   LogSearchQuery,
   LogSearchResult,
+  LeftoverProcess,
+  LeftoverRef,
   LogView,
   NodeProfile,
   NodeProfileInput,
@@ -27,8 +31,20 @@ import type {
 } from '../model';
 
 export interface DiscoveryReport {
+  /** Every socket probed (absent ones too), in the order tried. */
   readonly endpoints: readonly DiscoveredEndpoint[];
   readonly warnings: readonly string[];
+  /** The variables and files that were read for endpoints, and what each gave. */
+  readonly sources: readonly DiscoverySource[];
+}
+
+/** What happens to a removed node's port forwards. */
+export interface RemoveNodeOptions {
+  /**
+   * `remove`: they go too (saved ones are forgotten). `keep` (the default): they stay,
+   * stopped, and can be moved to another node (`forwards.move`).
+   */
+  readonly forwards?: 'remove' | 'keep';
 }
 
 export interface NodesService {
@@ -37,7 +53,7 @@ export interface NodesService {
   /** Saved profiles and discovered nodes, with their connection state. */
   list(): Promise<readonly NodeStatus[]>;
   saveProfile(profile: NodeProfileInput): Promise<NodeProfile>;
-  removeProfile(nodeId: string): Promise<void>;
+  removeProfile(nodeId: string, options?: RemoveNodeOptions): Promise<void>;
   /**
    * Connects a node. For an SSH node this may wait on questions to the user (an unknown
    * host key, a key's passphrase), published on the `prompts` event; cancelling the call
@@ -102,11 +118,24 @@ export interface LifecycleService {
    * `{ pod: <PodSandboxConfig>, containers?: [<ContainerConfig>…], runtime_handler?: '' }`
    * in crictl's formats, keys snake_case (crictl's pod-config.json / container-config.json)
    * or camelCase; a bare pod config runs a pod alone. Images missing on the node are
-   * pulled; if any step fails the pod is removed again. An invalid spec rejects with
-   * `invalid-argument` (every problem in `detail`); use validateSpec for the field list.
+   * pulled; if any step fails the pod is removed again, and the rejection's `step` says
+   * which one (a RunStep). An invalid spec rejects with `invalid-argument` (every problem
+   * in `detail`); use validateSpec for the field list.
    */
   runFromSpec(nodeId: string, specText: string): Promise<RunResult>;
+  /**
+   * The node's cgroup driver, from RuntimeConfig where the runtime has it: what a pod's
+   * cgroup parent must look like there (the Run dialog's template sets one, so the pod's
+   * own stats can be read).
+   */
+  cgroupDriver(nodeId: string): Promise<CgroupDriverInfo>;
 }
+
+/**
+ * The steps of a run from a spec, in order: the pod, then for the container at each index
+ * (0-based, as listed) pulling its image (when the node lacks it), creating, starting.
+ */
+export type RunStep = 'pod' | `pull:${number}` | `create:${number}` | `start:${number}`;
 
 /**
  * Exec and attach terminals. Output arrives on the `terminal` event and must be
@@ -132,6 +161,20 @@ export interface TerminalsService {
   ack(terminalId: string, bytes: number): Promise<void>;
   /** Ends the session (the process keeps running for attach). */
   close(terminalId: string): Promise<void>;
+  /**
+   * After an exec session ended with `mayStillRun`: its process if it still runs in the
+   * container (found with ExecSync reading /proc), or undefined when it is gone. Rejects
+   * when the node is not connected, or the container has no `sh` to look with.
+   */
+  findLeftover(ref: LeftoverRef): Promise<LeftoverProcess | undefined>;
+  /**
+   * Ends a process findLeftover found: SIGTERM, then SIGKILL if it lingers. `gone`: it had
+   * ended already (its pid, if taken, now belongs to another process, which is left alone).
+   */
+  endLeftover(
+    ref: LeftoverRef,
+    process: LeftoverProcess,
+  ): Promise<'terminated' | 'killed' | 'gone'>;
 }
 
 /** The session monitor: every exec, attach, port-forward and log-follow session. */
@@ -157,6 +200,12 @@ export interface ForwardsService {
   update(forwardId: string, options: ForwardOptions): Promise<ForwardEntry>;
   /** Stops it and forgets it, saved or not. */
   remove(forwardId: string): Promise<void>;
+  /**
+   * Points it at another node (e.g. its own was removed): it stops on the old one, keeps
+   * its name, ports and saving, and starts on the new one if it was running (and the new
+   * node is connected) or when that node connects, for an auto-start forward.
+   */
+  move(forwardId: string, nodeId: string): Promise<ForwardEntry>;
 }
 
 /**

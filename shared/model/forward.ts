@@ -146,6 +146,13 @@ export interface ForwardSnapshot {
 export interface ForwardEntry {
   readonly id: string;
   readonly nodeId: string;
+  /**
+   * Its node's name: as the node list has it, or, once the node was removed, as it was
+   * then (saved forwards keep it in forwards.json).
+   */
+  readonly nodeName: string;
+  /** Its node is gone (removed, and the forward kept): move it to another node to use it. */
+  readonly orphaned?: boolean;
   /** What the user called it; a description of the target and ports otherwise. */
   readonly name: string;
   readonly spec: ForwardSpec;

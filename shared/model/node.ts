@@ -1,4 +1,5 @@
 import type { AppErrorData } from '../errors';
+import type { EpochMillis } from './common';
 import type { Capabilities, RuntimeInfo } from './runtime';
 import type { SshConnectionState, SshNodeProfile } from './ssh';
 
@@ -28,7 +29,36 @@ type WithOptionalId<P> = P extends unknown ? Omit<P, 'id'> & { readonly id?: str
 /** A profile as the user submits it: the id is assigned on save when absent. */
 export type NodeProfileInput = WithOptionalId<NodeProfile>;
 
-export type NodeConnectionState = 'disconnected' | 'connecting' | 'connected' | 'failed';
+/**
+ * `reconnecting`: the node was connected and lost its runtime (or its SSH connection);
+ * Porthole is bringing it back by itself, until the user disconnects it.
+ */
+export type NodeConnectionState =
+  'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
+
+/** A connected node whose runtime stopped answering, while Porthole reconnects. */
+export interface NodeOutage {
+  /** When Porthole found the runtime not answering. */
+  readonly since: EpochMillis;
+  /** When it last answered: the runtime facts shown are as of then. */
+  readonly lastSeenAt: EpochMillis;
+  /** Attempts so far, 1 for the first. */
+  readonly attempt: number;
+  /** When the next attempt starts (one may be under way). */
+  readonly nextAttemptAt: EpochMillis;
+  /** Why the runtime was found gone. */
+  readonly error: AppErrorData;
+  /** Why the last attempt failed, when one did. */
+  readonly lastError?: AppErrorData;
+}
+
+/** The runtime came back as another version (it was upgraded or replaced). */
+export interface RuntimeChange {
+  /** e.g. "containerd 1.6.20". */
+  readonly from: string;
+  readonly to: string;
+  readonly at: EpochMillis;
+}
 
 /** Everything a node card shows, pushed to the UI whenever it changes. */
 export interface NodeStatus {
@@ -43,7 +73,17 @@ export interface NodeStatus {
   /** Saved by the user, or only discovered on this machine. */
   readonly origin: 'saved' | 'discovered';
   readonly state: NodeConnectionState;
+  /**
+   * Why the node failed or is reconnecting; for a connected node, a warning (its lists
+   * can't be read though the runtime answers).
+   */
   readonly error?: AppErrorData;
+  /** While reconnecting: since when, the attempts, and when the next one starts. */
+  readonly outage?: NodeOutage;
+  /** While reconnecting, `runtime` and `capabilities` are the last known: as of this time. */
+  readonly runtimeAsOf?: EpochMillis;
+  /** Set when the runtime came back as another version, until the node is disconnected. */
+  readonly runtimeChange?: RuntimeChange;
   readonly runtime?: RuntimeInfo;
   readonly capabilities?: Capabilities;
   /** How resource lists stay fresh: the runtime's event stream, or polling. */

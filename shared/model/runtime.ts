@@ -24,6 +24,11 @@ export interface RuntimeInfo {
   readonly apiVersion: string;
   readonly conditions: readonly RuntimeCondition[];
   readonly handlers: readonly RuntimeHandler[];
+  /**
+   * The image pod sandboxes run from (the pause image), when the runtime's status says
+   * (containerd 1.6: `config.sandboxImage`). Runtimes that don't say mark it `pinned`.
+   */
+  readonly sandboxImage?: string;
 }
 
 /** CRI features a runtime may or may not implement; probed, never assumed. */
@@ -48,6 +53,17 @@ export interface RuntimeConfigInfo {
   readonly cgroupDriver: 'systemd' | 'cgroupfs' | 'unknown';
 }
 
+/**
+ * How the runtime manages cgroups, which decides what a pod's cgroup parent must look
+ * like (`/porthole/pod-x` for cgroupfs, `porthole-podx.slice` for systemd), and where
+ * Porthole learned it: the RuntimeConfig call, or the runtime's verbose status (its
+ * configuration, for runtimes without RuntimeConfig such as containerd 1.6).
+ */
+export interface CgroupDriverInfo {
+  readonly driver: 'systemd' | 'cgroupfs' | 'unknown';
+  readonly from?: 'RuntimeConfig' | 'runtime status';
+}
+
 /** The outcome of probing one endpoint during discovery. */
 export type EndpointProbe =
   | { readonly state: 'ready'; readonly info: RuntimeInfo }
@@ -58,8 +74,26 @@ export type EndpointProbe =
       readonly hint?: string;
     };
 
-/** Where a candidate endpoint came from, in crictl's order of precedence. */
-export type EndpointSource = 'explicit' | 'environment' | 'crictl-config' | 'well-known';
+/**
+ * Where a candidate endpoint came from, in crictl's order of precedence (Porthole's lab,
+ * which crictl doesn't know, just before the well-known sockets).
+ */
+export type EndpointSource = 'explicit' | 'environment' | 'crictl-config' | 'lab' | 'well-known';
+
+/**
+ * A place discovery read endpoints from, besides the sockets it probed: a variable or a
+ * file, and what it found there. Lets a fruitless Discover say where it looked.
+ */
+export interface DiscoverySource {
+  readonly source: Exclude<EndpointSource, 'well-known'>;
+  /** The variable or file, e.g. "CONTAINER_RUNTIME_ENDPOINT" or "/tmp/porthole-lab/lab.json". */
+  readonly where: string;
+  /**
+   * `unset`: no such variable or file; `empty`: there, but it names no runtime;
+   * `invalid`: there, but unusable (the warnings say why).
+   */
+  readonly outcome: 'used' | 'unset' | 'empty' | 'invalid';
+}
 
 export interface EndpointCandidate {
   /** Runtime endpoint, e.g. "unix:///run/containerd/containerd.sock". */

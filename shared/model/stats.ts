@@ -59,6 +59,17 @@ export interface PodUsage {
   readonly memoryUsageBytes?: number;
 }
 
+/** A ready pod whose own stats the runtime can't read, and why. */
+export interface UnreadablePod {
+  readonly podSandboxId: string;
+  readonly name: string;
+  readonly namespace: string;
+  /** One sentence: why they can't be read. */
+  readonly reason: string;
+  /** The runtime's own words. */
+  readonly detail: string;
+}
+
 /** One poll of a node's stats. */
 export interface StatsSample {
   readonly at: EpochMillis;
@@ -75,6 +86,8 @@ export interface StatsSample {
    * then reads the pods one by one, leaving out those that fail.
    */
   readonly podStatsError?: AppErrorData;
+  /** The ready pods the runtime can't read stats of (see `podStatsError`); absent if none. */
+  readonly unreadablePods?: readonly UnreadablePod[];
 }
 
 /**

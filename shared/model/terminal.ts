@@ -1,4 +1,5 @@
 import type { AppErrorData } from '../errors';
+import type { EpochMillis } from './common';
 import type { SessionAttempt, SessionTransport } from './session';
 
 /** Terminals: exec and attach sessions driven by an xterm.js pane. */
@@ -35,6 +36,28 @@ export interface TerminalInfo {
   readonly transport: SessionTransport;
   readonly protocol: string;
   readonly attempts: readonly SessionAttempt[];
+  /** When the session was asked for (just before the Exec or Attach call). */
+  readonly openedAt: EpochMillis;
+}
+
+/** Which exec session's process to look for (see `terminals.findLeftover`). */
+export interface LeftoverRef {
+  readonly nodeId: string;
+  readonly containerId: string;
+  /** The session's command, exactly as it was run. */
+  readonly command: readonly string[];
+  /** TerminalInfo.openedAt of the session. */
+  readonly openedAt: EpochMillis;
+}
+
+/** An exec session's process, still running in the container after its stream broke. */
+export interface LeftoverProcess {
+  /** In the container's PID namespace. */
+  readonly pid: number;
+  readonly command: readonly string[];
+  /** Its start time in clock ticks since the node booted: what tells it from a reused pid. */
+  readonly startTicks: number;
+  readonly runningForMs: number;
 }
 
 /**
@@ -58,4 +81,15 @@ export type TerminalEvent =
       readonly reason: string;
       /** Set when the transport failed rather than the process ending. */
       readonly error?: AppErrorData;
+      /**
+       * exec: the stream broke before the runtime said the process ended, so it may still
+       * be running in the container (`terminals.findLeftover` looks for it).
+       */
+      readonly mayStillRun?: boolean;
+      /**
+       * The session ended because of its container: it was stopped (or exited), or
+       * removed. Such a terminal can't be reopened: CRI never starts an exited container
+       * again.
+       */
+      readonly container?: 'stopped' | 'removed';
     };

@@ -29,8 +29,27 @@ export class FakeStreamConnection {
   constructor(
     readonly ws: WebSocket,
     readonly request: FakeSessionRequest,
+    /** The upgraded TCP socket under `ws`. */
+    private readonly socket: Duplex,
   ) {
     this.base64 = request.protocol.includes('base64');
+  }
+
+  /**
+   * Stops speaking WebSocket on this connection: the server no longer reads the client's
+   * frames (a close frame goes unanswered), and `writeRaw` puts bytes straight onto the
+   * socket, outside any frame. What a broken or hostile server does after a valid 101.
+   */
+  hijack(): void {
+    this.socket.removeAllListeners('data');
+    this.socket.removeAllListeners('end');
+    this.socket.on('data', () => undefined);
+  }
+
+  writeRaw(bytes: Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.socket.write(bytes, (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   /** Sends one message on a channel; resolves once it is on the socket (backpressure). */
@@ -188,7 +207,7 @@ export class FakeStreamServer implements AsyncDisposable {
     this.requests.push({ path, protocolHeader: raw, status: 101 });
     this.chosen.set(request, protocol);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      const connection = new FakeStreamConnection(ws, { token, protocol, offered });
+      const connection = new FakeStreamConnection(ws, { token, protocol, offered }, socket);
       this.connections.push(connection);
       ws.on('error', () => undefined);
       const hello = this.options.noHello ? Promise.resolve() : connection.send(CHANNEL.stdout, '');

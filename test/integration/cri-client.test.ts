@@ -8,6 +8,7 @@ import { type AppError } from '../../shared/errors';
 import type { ContainerEvent } from '../../electron/core/cri';
 import {
   busyboxContainerConfig,
+  LAB_IMAGES,
   labRuntimes,
   podSandboxConfig,
   type LabPodSandboxConfig,
@@ -44,6 +45,15 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         const info = await client.runtimeInfo();
         const conditions = Object.fromEntries(info.conditions.map((c) => [c.type, c.status]));
         expect(conditions).toMatchObject({ RuntimeReady: true, NetworkReady: true });
+      });
+
+      it('says which image its sandboxes run from, and its cgroup driver', async () => {
+        // 1.6 says so in its status; 2.x pins the image instead.
+        expect((await client.runtimeInfo()).sandboxImage).toBe(isV2 ? undefined : LAB_IMAGES.pause);
+        expect(await client.cgroupDriver()).toEqual({
+          driver: 'cgroupfs',
+          from: isV2 ? 'RuntimeConfig' : 'runtime status',
+        });
       });
 
       it('returns its verbose status as parsed JSON', async () => {

@@ -434,7 +434,10 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       await cri.stopContainer(victim, 0);
       const exit = await pane.waitForExit();
       console.log(`[${runtime.id}] container stopped: ${JSON.stringify(exit)}`);
-      expect(exit.reason).toMatch(/^The container stopped \(exit code \d+\)\.$/);
+      expect(exit).toMatchObject({ container: 'stopped' });
+      expect(exit.reason).toMatch(
+        /^The container was stopped \(exit code \d+\); the session ended with it\.$/,
+      );
       const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
       expect(session).toMatchObject({ state: 'ended', stateReason: exit.reason });
     });

@@ -67,6 +67,43 @@ describe('listCandidates', () => {
     ).toEqual([]);
   });
 
+  it("puts a running lab's runtimes after crictl.yaml and before the well-known sockets", () => {
+    const { candidates } = listCandidates({
+      ...base,
+      env: { CONTAINER_RUNTIME_ENDPOINT: 'unix:///lab/containerd-2/containerd.sock' },
+      lab: {
+        path: '/tmp/porthole-lab/lab.json',
+        result: {
+          state: 'loaded',
+          runtimes: [
+            { id: 'containerd-1.6', endpoint: 'unix:///lab/containerd-1.6/containerd.sock' },
+            { id: 'containerd-2', endpoint: 'unix:///lab/containerd-2/containerd.sock' },
+          ],
+        },
+      },
+    });
+    // The runtime the environment names is probed once, as the environment's.
+    expect(candidates.slice(0, 2)).toEqual([
+      expect.objectContaining({ source: 'environment' }),
+      {
+        endpoint: 'unix:///lab/containerd-1.6/containerd.sock',
+        imageEndpoint: 'unix:///lab/containerd-1.6/containerd.sock',
+        source: 'lab',
+        origin: 'lab containerd-1.6',
+      },
+    ]);
+    expect(candidates[2]?.source).toBe('well-known');
+  });
+
+  it('reports a lab state file it could not use', () => {
+    const { candidates, warnings } = listCandidates({
+      ...base,
+      lab: { path: '/tmp/l/lab.json', result: { state: 'invalid', message: 'not JSON' } },
+    });
+    expect(warnings).toEqual(['not JSON']);
+    expect(candidates.every((c) => c.source === 'well-known')).toBe(true);
+  });
+
   it('reports a broken crictl.yaml and an orphan image endpoint as warnings', () => {
     const { warnings } = listCandidates({
       ...base,

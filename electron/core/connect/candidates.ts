@@ -1,5 +1,6 @@
 import type { EndpointCandidate } from '../../../shared/model';
 import type { CrictlConfigResult } from './crictl-config';
+import type { LabStateResult } from './lab-state';
 import { wellKnownEndpoints } from './well-known';
 
 export interface CandidateInputs {
@@ -8,6 +9,8 @@ export interface CandidateInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly crictlConfigPath: string;
   readonly crictlConfig: CrictlConfigResult;
+  /** Porthole's lab (`npm run lab -- up`): its state file and what it said. */
+  readonly lab?: { readonly path: string; readonly result: LabStateResult };
 }
 
 export interface CandidateList {
@@ -18,8 +21,8 @@ export interface CandidateList {
 
 /**
  * Lists the endpoints to try in crictl's order of precedence: the explicit setting, then
- * CONTAINER_RUNTIME_ENDPOINT / IMAGE_SERVICE_ENDPOINT, then crictl.yaml, then the
- * well-known sockets. Each image endpoint falls back to its runtime endpoint, as in crictl.
+ * CONTAINER_RUNTIME_ENDPOINT / IMAGE_SERVICE_ENDPOINT, then crictl.yaml, then the runtimes
+ * of a running Porthole lab, then the well-known sockets. Each image endpoint falls back to its runtime endpoint, as in crictl.
  * Later duplicates of an endpoint are dropped so each socket is probed once.
  */
 export function listCandidates(inputs: CandidateInputs): CandidateList {
@@ -70,6 +73,20 @@ export function listCandidates(inputs: CandidateInputs): CandidateList {
       origin: inputs.crictlConfigPath,
       ...(timeoutSeconds !== undefined && { timeoutMs: timeoutSeconds * 1000 }),
     });
+  }
+
+  const lab = inputs.lab;
+  if (lab?.result.state === 'invalid') {
+    warnings.push(lab.result.message);
+  } else if (lab?.result.state === 'loaded') {
+    for (const runtime of lab.result.runtimes) {
+      add({
+        endpoint: runtime.endpoint,
+        imageEndpoint: runtime.endpoint,
+        source: 'lab',
+        origin: `lab ${runtime.id}`,
+      });
+    }
   }
 
   for (const { endpoint, runtime } of wellKnownEndpoints) {

@@ -1,10 +1,16 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../../shared/errors';
-import type { DiscoveredEndpoint, EndpointCandidate, EndpointProbe } from '../../../shared/model';
+import type {
+  DiscoveredEndpoint,
+  DiscoverySource,
+  EndpointCandidate,
+  EndpointProbe,
+} from '../../../shared/model';
 import { CriClient, parseEndpoint } from '../cri';
 import { listCandidates, type CandidateInputs } from './candidates';
 import { readCrictlConfig } from './crictl-config';
+import { labStateFile, readLabState } from './lab-state';
 import { defaultCrictlConfigPath } from './well-known';
 
 export interface DiscoveryOptions {
@@ -12,6 +18,8 @@ export interface DiscoveryOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Defaults to CRI_CONFIG_FILE, then /etc/crictl.yaml. */
   readonly crictlConfigPath?: string;
+  /** The lab's state file; defaults to `$PORTHOLE_LAB_DIR/lab.json` (/tmp/porthole-lab). */
+  readonly labStatePath?: string;
   /** Deadline for each probe's Version call. */
   readonly probeTimeoutMs?: number;
 }
@@ -19,6 +27,8 @@ export interface DiscoveryOptions {
 export interface DiscoveryResult {
   readonly endpoints: readonly DiscoveredEndpoint[];
   readonly warnings: readonly string[];
+  /** The variables and files read besides the probed sockets, and what each gave. */
+  readonly sources: readonly DiscoverySource[];
 }
 
 /**
@@ -30,12 +40,44 @@ export async function discoverEndpoints(options: DiscoveryOptions = {}): Promise
   const env = options.env ?? process.env;
   const crictlConfigPath =
     options.crictlConfigPath ?? env.CRI_CONFIG_FILE ?? defaultCrictlConfigPath;
+  const labStatePath = options.labStatePath ?? labStateFile(env);
+  const crictlConfig = await readCrictlConfig(crictlConfigPath);
+  const labState = await readLabState(labStatePath);
   const { candidates, warnings } = listCandidates({
     ...(options.explicit !== undefined && { explicit: options.explicit }),
     env,
     crictlConfigPath,
-    crictlConfig: await readCrictlConfig(crictlConfigPath),
+    crictlConfig,
+    lab: { path: labStatePath, result: labState },
   });
+  const outcome = (
+    state: 'absent' | 'loaded' | 'invalid',
+    names: boolean,
+  ): DiscoverySource['outcome'] =>
+    state === 'absent' ? 'unset' : state === 'invalid' ? 'invalid' : names ? 'used' : 'empty';
+  const sources: DiscoverySource[] = [
+    ...(options.explicit !== undefined
+      ? [{ source: 'explicit' as const, where: 'Porthole settings', outcome: 'used' as const }]
+      : []),
+    {
+      source: 'environment',
+      where: 'CONTAINER_RUNTIME_ENDPOINT',
+      outcome: env.CONTAINER_RUNTIME_ENDPOINT?.trim() ? 'used' : 'unset',
+    },
+    {
+      source: 'crictl-config',
+      where: crictlConfigPath,
+      outcome: outcome(
+        crictlConfig.state,
+        crictlConfig.state === 'loaded' && crictlConfig.config.runtimeEndpoint !== undefined,
+      ),
+    },
+    {
+      source: 'lab',
+      where: labStatePath,
+      outcome: outcome(labState.state, labState.state === 'loaded' && labState.runtimes.length > 0),
+    },
+  ];
 
   const unique: EndpointCandidate[] = [];
   const seenPaths = new Set<string>();
@@ -53,7 +95,7 @@ export async function discoverEndpoints(options: DiscoveryOptions = {}): Promise
       probe: await probeEndpoint(candidate, candidate.timeoutMs ?? probeTimeoutMs),
     })),
   );
-  return { endpoints, warnings };
+  return { endpoints, warnings, sources };
 }
 
 /** Probes one endpoint with the CRI Version call; never throws. */

@@ -21,8 +21,10 @@ export const capabilityByMethod: Readonly<Record<string, CapabilityName>> = {
 
 /**
  * What one runtime is known to support. A method that answers UNIMPLEMENTED turns its
- * capability off for good (runtimes don't grow features while running); any answer at
- * all turns it on. Listeners hear each change once.
+ * capability off; any answer at all turns it on. The last call decides: a runtime doesn't
+ * grow features while it runs, but one that restarted may be another version, and probing
+ * it again (CriClient.probeCapabilities) overwrites what the old one proved. Listeners
+ * hear each change once.
  */
 export class CapabilityTracker {
   private readonly states = new Map<CapabilityName, CapabilityState>(

@@ -1,12 +1,14 @@
 import {
   Client,
   Metadata,
+  connectivityState,
   credentials,
+  type ChannelOptions,
   type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AppError } from '../../../shared/errors';
-import type { Disposable } from '../../../shared/lifecycle';
+import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import { toCriError } from './errors';
 import type { UnixEndpoint } from './endpoint';
 
@@ -38,25 +40,90 @@ export interface StreamObserver<T> {
   complete(): void;
 }
 
+const channelOptions: ChannelOptions = {
+  // Runtimes send up to 16 MiB (containerd's own limit); large nodes list that much.
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  'grpc.max_send_message_length': 16 * 1024 * 1024,
+  // grpc-js waits up to 2 minutes between reconnects by default, and fails every call
+  // meanwhile ("No connection established"), long after a restarted runtime is back. A
+  // local socket costs nothing to dial: keep the gaps short.
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 5000,
+};
+
+type LiveCall = { cancel(): void };
+
 /**
  * One gRPC connection to one unix socket, shared by every call to that endpoint. Every
  * unary call gets a deadline; every call and stream is cancelled on dispose, so a
- * disposed client leaves no handle behind and the process can exit.
+ * disposed client leaves no handle behind and the process can exit. `reconnect()` swaps
+ * the connection for a new one (a runtime that restarted is dialled afresh), and
+ * `onDidDrop` tells when an established connection closed.
  */
 export class CriChannel implements Disposable {
-  private readonly client: Client;
-  private readonly live = new Set<{ cancel(): void }>();
+  private client: Client;
+  private readonly live = new Set<LiveCall>();
+  /** Calls cut off by reconnect(): they fail as a reset connection, not as "cancelled". */
+  private readonly cutOff = new WeakSet<LiveCall>();
+  private readonly dropListeners = new Set<() => void>();
   private disposed = false;
 
   constructor(
     readonly endpoint: UnixEndpoint,
     readonly defaultTimeoutMs: number,
   ) {
-    this.client = new Client(endpoint.uri, credentials.createInsecure(), {
-      // Runtimes send up to 16 MiB (containerd's own limit); large nodes list that much.
-      'grpc.max_receive_message_length': 16 * 1024 * 1024,
-      'grpc.max_send_message_length': 16 * 1024 * 1024,
-    });
+    this.client = this.open();
+  }
+
+  /**
+   * Closes the gRPC connection and opens a new one: calls and streams under way fail
+   * (`unavailable`), the next call dials the socket at once, whatever grpc-js's own
+   * reconnect backoff says.
+   */
+  reconnect(): void {
+    if (this.disposed) return;
+    const previous = this.client;
+    const calls = [...this.live];
+    this.live.clear();
+    this.client = this.open();
+    for (const call of calls) {
+      this.cutOff.add(call);
+      call.cancel();
+    }
+    previous.close();
+  }
+
+  /**
+   * Calls `listener` each time an established connection to the runtime closes (the
+   * runtime stopped or restarted, or the socket went away), not when we close it.
+   */
+  onDidDrop(listener: () => void): Disposable {
+    this.dropListeners.add(listener);
+    return toDisposable(() => this.dropListeners.delete(listener));
+  }
+
+  private open(): Client {
+    const client = new Client(this.endpoint.uri, credentials.createInsecure(), channelOptions);
+    this.watchDrops(client);
+    return client;
+  }
+
+  /** Follows the channel's connectivity: READY to anything else is a drop. */
+  private watchDrops(client: Client): void {
+    const channel = client.getChannel();
+    const watch = (): void => {
+      const current = channel.getConnectivityState(false);
+      if (current === connectivityState.SHUTDOWN) return;
+      channel.watchConnectivityState(current, Infinity, () => {
+        const next = channel.getConnectivityState(false);
+        if (next === connectivityState.SHUTDOWN || this.client !== client) return;
+        if (current === connectivityState.READY && next !== connectivityState.READY) {
+          for (const listener of [...this.dropListeners]) listener();
+        }
+        watch();
+      });
+    };
+    watch();
   }
 
   unary<M extends AnyMethod>(
@@ -88,11 +155,13 @@ export class CriChannel implements Disposable {
             reject(
               this.disposed
                 ? this.closedError(name)
-                : toCriError(error, {
-                    ...context,
-                    elapsedMs,
-                    aborted: options.signal?.aborted === true,
-                  }),
+                : this.cutOff.has(call)
+                  ? this.resetError(name)
+                  : toCriError(error, {
+                      ...context,
+                      elapsedMs,
+                      aborted: options.signal?.aborted === true,
+                    }),
             );
           } else {
             resolve(response as ResponseOf<M>);
@@ -135,7 +204,7 @@ export class CriChannel implements Disposable {
     stream.on('error', (error: ServiceError) => {
       if (finished) return;
       finish();
-      observer.error(toCriError(error, context));
+      observer.error(this.cutOff.has(stream) ? this.resetError(name) : toCriError(error, context));
     });
     stream.on('end', () => {
       if (finished) return;
@@ -155,9 +224,18 @@ export class CriChannel implements Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.dropListeners.clear();
     for (const call of this.live) call.cancel();
     this.live.clear();
     this.client.close();
+  }
+
+  private resetError(method: string): AppError {
+    return new AppError({
+      code: 'unavailable',
+      message: `${method} was cut off: Porthole reconnected to ${this.endpoint.path}.`,
+      hint: 'Try again: the new connection is in place.',
+    });
   }
 
   private closedError(method: string): AppError {

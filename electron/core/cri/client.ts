@@ -22,6 +22,7 @@ import type {
   PodSandboxDetail,
   PodStats,
   RuntimeConfigInfo,
+  CgroupDriverInfo,
   RuntimeInfo,
 } from '../../../shared/model';
 import { CapabilityTracker } from './capabilities';
@@ -121,10 +122,13 @@ export class CriClient implements Disposable {
     };
   }
 
-  /** Version and Status together: what a node card shows. */
+  /**
+   * Version and Status together: what a node card shows. The status is verbose for what
+   * only the runtime's configuration says (containerd 1.6's sandbox image).
+   */
   async runtimeInfo(options?: CallOptions): Promise<RuntimeInfo> {
     const version = await this.runtime('Version', { version: 'v1' }, options);
-    const status = await this.runtime('Status', { verbose: false }, options);
+    const status = await this.runtime('Status', { verbose: true }, options);
     return toRuntimeInfo(version, status);
   }
 
@@ -141,6 +145,22 @@ export class CriClient implements Disposable {
       cgroupDriver:
         driver === 'SYSTEMD' ? 'systemd' : driver === 'CGROUPFS' ? 'cgroupfs' : 'unknown',
     };
+  }
+
+  /**
+   * The runtime's cgroup driver: from RuntimeConfig where the runtime has it, else from
+   * its configuration in the verbose status (containerd: `systemdCgroup`, or the default
+   * runc runtime's `SystemdCgroup` option). `unknown` when neither says.
+   */
+  async cgroupDriver(options?: CallOptions): Promise<CgroupDriverInfo> {
+    try {
+      const { cgroupDriver } = await this.runtimeConfig(options);
+      if (cgroupDriver !== 'unknown') return { driver: cgroupDriver, from: 'RuntimeConfig' };
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'unimplemented') throw error;
+    }
+    const driver = cgroupDriverFromStatus(await this.statusInfo(options));
+    return driver === 'unknown' ? { driver } : { driver, from: 'runtime status' };
   }
 
   async listPods(filter: PodFilter = {}, options?: CallOptions): Promise<PodSandbox[]> {
@@ -440,6 +460,21 @@ export class CriClient implements Disposable {
     return this.capabilities.snapshot();
   }
 
+  /**
+   * A new connection to the runtime, keeping the object (everyone holding it goes on
+   * using it): calls under way fail, the next one dials afresh. A runtime that restarted
+   * may be another version: probe its capabilities again.
+   */
+  reconnect(): void {
+    this.runtimeChannel.reconnect();
+    if (this.imageChannel !== this.runtimeChannel) this.imageChannel.reconnect();
+  }
+
+  /** Called each time the connection to the runtime service closes under us. */
+  onDidDrop(listener: () => void): Disposable {
+    return this.runtimeChannel.onDidDrop(listener);
+  }
+
   dispose(): void {
     this.runtimeChannel.dispose();
     this.imageChannel.dispose();
@@ -510,6 +545,23 @@ export class CriClient implements Disposable {
       throw error;
     }
   }
+}
+
+/** containerd's CRI config, as its verbose status shows it: systemd or cgroupfs, if it says. */
+export function cgroupDriverFromStatus(
+  info: Readonly<Record<string, unknown>>,
+): CgroupDriverInfo['driver'] {
+  const record = (value: unknown): Record<string, unknown> =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const config = record(info.config);
+  const containerd = record(config.containerd);
+  const name =
+    typeof containerd.defaultRuntimeName === 'string' ? containerd.defaultRuntimeName : 'runc';
+  const systemd = record(record(record(containerd.runtimes)[name]).options).SystemdCgroup;
+  if (typeof systemd === 'boolean') return systemd ? 'systemd' : 'cgroupfs';
+  if (typeof config.systemdCgroup === 'boolean')
+    return config.systemdCgroup ? 'systemd' : 'cgroupfs';
+  return 'unknown';
 }
 
 function missing(method: string, id: string): AppError {

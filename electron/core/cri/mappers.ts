@@ -212,7 +212,15 @@ export function toRuntimeInfo(
       recursiveReadOnlyMounts: handler.features?.recursiveReadOnlyMounts ?? false,
       userNamespaces: handler.features?.userNamespaces ?? false,
     })),
+    ...sandboxImageOf(status.info),
   };
+}
+
+/** containerd's `config.sandboxImage` from a verbose status, if it has one. */
+function sandboxImageOf(info: Readonly<Record<string, string>>): { sandboxImage?: string } {
+  if (info.config === undefined) return {};
+  const image = asRecord(parseVerboseInfo({ config: info.config }).config)?.sandboxImage;
+  return typeof image === 'string' && image !== '' ? { sandboxImage: image } : {};
 }
 
 function toCpu(cpu: CpuUsage__Output | null): CpuUsage | undefined {

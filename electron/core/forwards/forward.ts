@@ -141,6 +141,24 @@ function toAppError(error: unknown): AppError {
   );
 }
 
+/**
+ * The stream server broke the port-forward protocol (garbage after the upgrade, data for
+ * streams never opened…): another connection would fare no better, so the forward fails,
+ * saying what was wrong, instead of reading "active" while every connection dies.
+ */
+function protocolFailure(error: AppError): AppError {
+  const what = (error.detail ?? error.message).replace(/\.$/, '');
+  return new AppError(
+    {
+      code: 'protocol-error',
+      message: `The runtime's stream server broke the port-forward protocol (${what}); the forward stopped.`,
+      detail: error.message,
+      hint: 'Start it again to retry. If it happens again, what answers at the stream URL is not speaking the Kubernetes stream protocols.',
+    },
+    { cause: error },
+  );
+}
+
 function cancelled(): AppError {
   return new AppError({ code: 'cancelled', message: 'The forward was stopped.' });
 }
@@ -345,6 +363,10 @@ export class Forward implements Disposable {
   /** The link is gone: drop it and look for the pod again, keeping the listeners. */
   private lose(reason: string, error?: AppError): void {
     if (this.isFinal) return;
+    if (error?.code === 'protocol-error') {
+      this.failOnProtocol(error);
+      return;
+    }
     this.dropLink();
     if (error !== undefined) this.table.noteError(error);
     this.setState('reconnecting', reason, error);
@@ -470,10 +492,28 @@ export class Forward implements Disposable {
       if (!socket.destroyed) socket.resetAndDestroy();
     } finally {
       socket.off('error', ignore);
-      // A stop ends connections on purpose: that is not their failure.
-      this.table.end(record, this.isFinal ? undefined : failure);
+      // A stop ends connections on purpose: that is not their failure. A forward that
+      // failed cut them short: its reason is theirs, unless they had their own.
+      const final = this.isFinal ? this.failure() : undefined;
+      this.table.end(
+        record,
+        this.isFinal ? (failure?.code === 'protocol-error' ? failure : final) : failure,
+      );
       this.metricsChanged();
+      if (failure?.code === 'protocol-error') this.failOnProtocol(failure);
     }
+  }
+
+  /** Why the forward failed, once it has; undefined while it runs or after a stop. */
+  private failure(): AppError | undefined {
+    const error = this.state.name === 'failed' ? this.state.error : undefined;
+    return error === undefined ? undefined : new AppError(error);
+  }
+
+  private failOnProtocol(error: AppError): void {
+    if (this.isFinal) return;
+    const failure = protocolFailure(error);
+    this.end('failed', failure.message, failure);
   }
 
   /** The current transport, or a wait (bounded) for the forward to get one. */

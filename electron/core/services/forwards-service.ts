@@ -43,6 +43,13 @@ export class ForwardsServiceImpl implements ServiceHandler<'forwards'> {
   async remove(forwardId: string): Promise<void> {
     return this.manager.remove(requireString(forwardId, 'forwardId'));
   }
+
+  async move(forwardId: string, nodeId: string): Promise<ForwardEntry> {
+    return this.manager.move(
+      requireString(forwardId, 'forwardId'),
+      requireString(nodeId, 'nodeId'),
+    );
+  }
 }
 
 /** The `forwards` event: the whole list on subscribe, then on every change. */

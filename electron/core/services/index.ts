@@ -37,7 +37,7 @@ export function createCoreServices(options: NodeManagerOptions): CoreServices {
   const forwards = store.add(new ForwardManager({ nodes, sessions, configDir: options.configDir }));
   return {
     services: {
-      nodes: new NodesServiceImpl(nodes),
+      nodes: new NodesServiceImpl(nodes, forwards),
       resources: new ResourcesServiceImpl(nodes),
       lifecycle: new LifecycleServiceImpl(nodes),
       sessions: new SessionsServiceImpl(sessions),

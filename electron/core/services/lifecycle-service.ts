@@ -1,9 +1,11 @@
 import type {
   CallContext,
   RunResult,
+  RunStep,
   ServiceHandler,
   SpecValidation,
 } from '../../../shared/contract';
+import type { CgroupDriverInfo } from '../../../shared/model';
 import { AppError, toAppErrorData } from '../../../shared/errors';
 import { requireNonNegativeInteger, requireObject, requireString } from './args';
 import { toCallOptions, type NodeClient, type NodeManager } from './nodes';
@@ -113,6 +115,12 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
     }
   }
 
+  async cgroupDriver(nodeId: string, context?: CallContext): Promise<CgroupDriverInfo> {
+    return this.nodes
+      .client(requireString(nodeId, 'nodeId'))
+      .cgroupDriver(toCallOptions(context?.signal));
+  }
+
   private async change<T>(nodeId: string, action: (client: NodeClient) => Promise<T>): Promise<T> {
     const id = requireString(nodeId, 'nodeId');
     const value = await action(this.nodes.client(id));
@@ -132,36 +140,50 @@ async function runPlan(
   context?: CallContext,
 ): Promise<RunResult> {
   const options = toCallOptions(context?.signal);
-  const podSandboxId = await client.runPod(plan.pod, plan.runtimeHandler, options);
-  const containerIds: string[] = [];
-  let step = 'starting the pod';
+  let podSandboxId: string;
   try {
-    for (const container of plan.containers) {
+    podSandboxId = await client.runPod(plan.pod, plan.runtimeHandler, options);
+  } catch (error) {
+    throw stepFailed(error, 'pod', 'starting the pod');
+  }
+  const containerIds: string[] = [];
+  let step: RunStep = 'pod';
+  let doing = 'starting the pod';
+  try {
+    for (const [index, container] of plan.containers.entries()) {
       const name = container.metadata?.name ?? '?';
       const image = container.image?.image ?? '';
-      step = `pulling ${image} for container "${name}"`;
+      [step, doing] = [`pull:${index}`, `pulling ${image} for container "${name}"`];
       if ((await client.imageStatus(image, options)) === undefined) {
         await client.pullImage(image, undefined, plan.pod, options);
       }
-      step = `creating container "${name}"`;
+      [step, doing] = [`create:${index}`, `creating container "${name}"`];
       const containerId = await client.createContainer(podSandboxId, container, plan.pod, options);
       containerIds.push(containerId);
-      step = `starting container "${name}"`;
+      [step, doing] = [`start:${index}`, `starting container "${name}"`];
       await client.startContainer(containerId, options);
     }
   } catch (error) {
     // Clean up without the caller's signal: a cancelled run must not leave a pod behind.
     await client.stopPod(podSandboxId).catch(() => undefined);
     await client.removePod(podSandboxId).catch(() => undefined);
-    const data = toAppErrorData(error);
-    throw new AppError(
-      {
-        ...data,
-        message: `Failed ${step}: ${data.message}`,
-        detail: [data.detail, 'The pod was removed again.'].filter(Boolean).join('\n'),
-      },
-      { cause: error },
-    );
+    throw stepFailed(error, step, doing, 'The pod was removed again.');
   }
   return { podSandboxId, containerIds };
+}
+
+/** A run's error, saying which step failed (for the dialog to show it there). */
+function stepFailed(error: unknown, step: RunStep, doing: string, after?: string): AppError {
+  const data = toAppErrorData(error);
+  return new AppError(
+    {
+      ...data,
+      message: `Failed ${doing}: ${data.message}`,
+      ...((data.detail !== undefined || after !== undefined) && {
+        detail: [data.detail, after].filter(Boolean).join('\n'),
+      }),
+      step,
+    },
+    { cause: error },
+  );
 }

@@ -112,7 +112,8 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     this.nodeWatch = nodes.onDidChange((statuses) => {
       for (const { log } of this.logs.values()) {
         const status = statuses.find((candidate) => candidate.nodeId === log.info.nodeId);
-        if (status?.state === 'connected') continue;
+        // Reconnecting: the log file is still there, and the follow goes on.
+        if (status?.state === 'connected' || status?.state === 'reconnecting') continue;
         log.stopFollowing({
           error: new AppError({
             code: 'connection-lost',

@@ -1,4 +1,10 @@
-import type { CallContext, DiscoveryReport, ServiceHandler } from '../../../shared/contract';
+import type {
+  CallContext,
+  DiscoveryReport,
+  RemoveNodeOptions,
+  ServiceHandler,
+} from '../../../shared/contract';
+import { AppError } from '../../../shared/errors';
 import type {
   NodeProfile,
   NodeProfileInput,
@@ -8,8 +14,17 @@ import type {
 import { requireObject, requireString } from './args';
 import type { NodeManager } from './nodes';
 
+/** What removing a node does to its port forwards (the forwards feature does it). */
+export interface RemovedNodeForwards {
+  removeForNode(nodeId: string): Promise<void>;
+  keepForRemovedNode(nodeId: string): Promise<void>;
+}
+
 export class NodesServiceImpl implements ServiceHandler<'nodes'> {
-  constructor(private readonly nodes: NodeManager) {}
+  constructor(
+    private readonly nodes: NodeManager,
+    private readonly forwards?: RemovedNodeForwards,
+  ) {}
 
   discover(): Promise<DiscoveryReport> {
     return this.nodes.discover();
@@ -24,8 +39,21 @@ export class NodesServiceImpl implements ServiceHandler<'nodes'> {
     return this.nodes.saveProfile(requireObject(profile, 'profile') as unknown as NodeProfileInput);
   }
 
-  removeProfile(nodeId: string): Promise<void> {
-    return this.nodes.removeProfile(requireString(nodeId, 'nodeId'));
+  /** Its forwards are dealt with first: nothing is left pointing at a node that is gone. */
+  async removeProfile(nodeId: string, options?: RemoveNodeOptions): Promise<void> {
+    const id = requireString(nodeId, 'nodeId');
+    const choice = options?.forwards ?? 'keep';
+    if (choice !== 'keep' && choice !== 'remove') {
+      throw new AppError({
+        code: 'invalid-argument',
+        message: 'What happens to the forwards is "remove" or "keep".',
+      });
+    }
+    // Refused for an unknown or discovered node before any forward is touched.
+    this.nodes.checkRemovable(id);
+    if (choice === 'remove') await this.forwards?.removeForNode(id);
+    else await this.forwards?.keepForRemovedNode(id);
+    await this.nodes.removeProfile(id);
   }
 
   connect(nodeId: string, context?: CallContext): Promise<NodeStatus> {

@@ -1,6 +1,13 @@
 import type { CallContext, EventSource, ServiceHandler } from '../../../shared/contract';
-import type { TerminalInfo } from '../../../shared/model';
-import { inputBytes, parseOpenRequest, requireDimension, type TerminalManager } from '../terminals';
+import type { LeftoverProcess, LeftoverRef, TerminalInfo } from '../../../shared/model';
+import {
+  inputBytes,
+  parseLeftoverProcess,
+  parseLeftoverRef,
+  parseOpenRequest,
+  requireDimension,
+  type TerminalManager,
+} from '../terminals';
 import { requireNonNegativeInteger, requireObject, requireString } from './args';
 import { toCallOptions } from './nodes';
 
@@ -52,6 +59,28 @@ export class TerminalsServiceImpl implements ServiceHandler<'terminals'> {
   close(terminalId: string): Promise<void> {
     this.terminals.close(requireString(terminalId, 'terminalId'));
     return Promise.resolve();
+  }
+
+  async findLeftover(
+    ref: LeftoverRef,
+    context?: CallContext,
+  ): Promise<LeftoverProcess | undefined> {
+    return await this.terminals.findLeftover(
+      parseLeftoverRef(ref),
+      toCallOptions(context?.signal).signal,
+    );
+  }
+
+  async endLeftover(
+    ref: LeftoverRef,
+    process: LeftoverProcess,
+    context?: CallContext,
+  ): Promise<'terminated' | 'killed' | 'gone'> {
+    return await this.terminals.endLeftover(
+      parseLeftoverRef(ref),
+      parseLeftoverProcess(process),
+      toCallOptions(context?.signal).signal,
+    );
   }
 }
 

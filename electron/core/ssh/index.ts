@@ -5,7 +5,7 @@
 export { SshNodeConnection, type SshConnectOptions } from './node-connection';
 export type { AskPassphrase } from './auth';
 export type { ConfirmHostKey } from './host-keys';
-export type { BackoffOptions } from './backoff';
+export { backoffDelay, type BackoffOptions } from './backoff';
 export type { ChunkHandler, FollowOptions, RemoteFile, RemoteFileStat } from './remote-files';
 export {
   defaultConfigPaths,

@@ -129,6 +129,18 @@ describe('StatsHub', () => {
     expect(hub.polledNodes).toEqual([]);
   });
 
+  it('keeps polling a node that is reconnecting', async () => {
+    const subscriber = sink();
+    hub.subscribe('a', subscriber);
+    await vi.advanceTimersByTimeAsync(0);
+    nodes.emit([status('a', 'reconnecting', { code: 'unavailable', message: 'gone' })]);
+    expect(subscriber.errors).toEqual([]);
+    expect(hub.polledNodes).toEqual(['a']);
+    const calls = nodes.clients.get('a')?.calls ?? 0;
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(nodes.clients.get('a')?.calls).toBeGreaterThan(calls);
+  });
+
   it('says a node was disconnected or removed', () => {
     const disconnected = sink();
     hub.subscribe('a', disconnected);

@@ -19,8 +19,10 @@ interface Entry {
 
 /**
  * One StatsPoller per node with subscribers: created by the first subscription, disposed
- * with the last. When a node stops being connected, its subscriptions end with an error
- * that says so (a reconnected node has a new client, so a new poller).
+ * with the last. A node that is reconnecting keeps its poller (its polls fail meanwhile,
+ * and say so; they succeed again once it is back). When a node is disconnected or fails,
+ * its subscriptions end with an error that says so (connecting again makes a new client,
+ * so a new poller).
  */
 export class StatsHub implements Disposable {
   private readonly entries = new Map<string, Entry>();
@@ -71,7 +73,8 @@ export class StatsHub implements Disposable {
   private onNodes(statuses: readonly NodeStatus[]): void {
     for (const [nodeId, entry] of [...this.entries]) {
       const status = statuses.find((candidate) => candidate.nodeId === nodeId);
-      if (status?.state !== 'connected') this.end(nodeId, entry, this.disconnected(nodeId, status));
+      const live = status?.state === 'connected' || status?.state === 'reconnecting';
+      if (!live) this.end(nodeId, entry, this.disconnected(nodeId, status));
     }
   }
 

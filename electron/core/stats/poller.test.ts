@@ -299,6 +299,16 @@ describe('StatsPoller', () => {
       message: "The stats of pod no-cgroup can't be read.",
       detail: expect.stringContaining('cgroupPath is empty') as string,
     });
+    // And the pod itself, with why, for the pods list to show.
+    expect(recorder.last?.unreadablePods).toEqual([
+      {
+        podSandboxId: 'p2',
+        name: 'no-cgroup',
+        namespace: expect.any(String) as string,
+        reason: 'It has no cgroup of its own: it was started without a cgroup parent.',
+        detail: expect.stringContaining('cgroupPath is empty') as string,
+      },
+    ]);
     // The pod that can't be read is not asked again, nor is the list (until the retry time).
     expect(client.count('podStats p2')).toBe(1);
     expect(client.count('listPodStats')).toBe(1);
@@ -312,6 +322,7 @@ describe('StatsPoller', () => {
     await tick(2000);
     expect(client.count('listPodStats')).toBe(2);
     expect(recorder.last?.podStatsError).toBeUndefined();
+    expect(recorder.last?.unreadablePods).toBeUndefined();
   });
 
   it('reads pods one by one for one poll when a container vanished during the list', async () => {

@@ -8,6 +8,7 @@ import type {
   PodUsage,
   StatsSample,
   StatsUpdate,
+  UnreadablePod,
 } from '../../../shared/model';
 import type { CallOptions, CriClient } from '../cri';
 import { CpuTracker } from './cpu';
@@ -63,7 +64,11 @@ export interface StatsPollerOptions {
 interface PodsRead {
   readonly pods: readonly PodStats[];
   readonly error?: AppErrorData;
+  readonly unreadable?: readonly UnreadablePod[];
 }
+
+/** containerd's words for a pod without a cgroup of its own ("cgroupPath is empty"). */
+const noCgroupPattern = /cgroup ?path is empty|cgroup.*(not found|does not exist)/i;
 
 /**
  * Polls one node's container and pod stats for any number of subscribers, from the first
@@ -80,7 +85,10 @@ export class StatsPoller implements Disposable {
   /** Which pod each container belongs to (ListContainerStats doesn't say). */
   private readonly podOfContainer = new Map<string, string>();
   /** Pods whose stats failed for a reason of their own (no cgroup), by id. */
-  private readonly unreadablePods = new Map<string, { name: string; error: AppErrorData }>();
+  private readonly unreadablePods = new Map<
+    string,
+    { name: string; namespace: string; error: AppErrorData }
+  >();
   private containerStatsSupported = true;
   private podStatsSupported = true;
   /** While set, ListPodSandboxStats failed and pods are read one by one until then. */
@@ -225,6 +233,7 @@ export class StatsPoller implements Disposable {
       podStatsSupported: this.podStatsSupported,
       containerStatsSupported: this.containerStatsSupported,
       ...(pods.error !== undefined && { podStatsError: pods.error }),
+      ...(pods.unreadable !== undefined && { unreadablePods: pods.unreadable }),
     };
   }
 
@@ -338,7 +347,13 @@ export class StatsPoller implements Disposable {
         // The pod went away since it was listed: nothing to say about it.
         if (appError.code === raceCode) return;
         if (transientCodes.has(appError.code)) transient.push(appError);
-        else this.unreadablePods.set(pod.id, { name: pod.name, error: toAppErrorData(appError) });
+        else {
+          this.unreadablePods.set(pod.id, {
+            name: pod.name,
+            namespace: pod.namespace,
+            error: toAppErrorData(appError),
+          });
+        }
       }
     });
     if (signal.aborted) throw new AppError({ code: 'cancelled', message: 'Stats polling ended.' });
@@ -346,7 +361,20 @@ export class StatsPoller implements Disposable {
     const error =
       this.unreadableError() ??
       (firstTransient === undefined ? undefined : podStatsFailed(firstTransient));
-    return { pods, ...(error !== undefined && { error }) };
+    const unreadable = [...this.unreadablePods].map(([podSandboxId, pod]): UnreadablePod => ({
+      podSandboxId,
+      name: pod.name,
+      namespace: pod.namespace,
+      reason: noCgroupPattern.test(pod.error.message)
+        ? 'It has no cgroup of its own: it was started without a cgroup parent.'
+        : pod.error.message,
+      detail: pod.error.message,
+    }));
+    return {
+      pods,
+      ...(error !== undefined && { error }),
+      ...(unreadable.length > 0 && { unreadable }),
+    };
   }
 
   private unreadableError(): AppErrorData | undefined {
@@ -364,7 +392,7 @@ export class StatsPoller implements Disposable {
           : `The stats of ${unreadable.length} pods can't be read (${names.join(', ')}${more}).`,
       // The runtime's own words are the message (the detail is only the gRPC status).
       detail: first.error.message,
-      hint: "The runtime reads a pod's stats from the pod's own cgroup; a pod started without a cgroup parent has none. Its containers' stats are shown all the same.",
+      hint: "The runtime reads a pod's stats from the pod's own cgroup; a pod started without a cgroup parent has none. Its containers' stats are under Containers.",
     };
   }
 }

@@ -4,6 +4,8 @@
  */
 import { AppError } from '../../../shared/errors';
 import type {
+  LeftoverProcess,
+  LeftoverRef,
   TerminalKind,
   TerminalOpenRequest,
   TerminalTransportChoice,
@@ -68,6 +70,30 @@ export function parseOpenRequest(value: unknown): TerminalOpenRequest {
     cols: requireDimension(request.cols, 'cols'),
     rows: requireDimension(request.rows, 'rows'),
     ...(transport !== undefined && { transport }),
+  };
+}
+
+export function parseLeftoverRef(value: unknown): LeftoverRef {
+  const ref = requireObject(value, 'ref');
+  return {
+    nodeId: requireString(ref.nodeId, 'nodeId'),
+    containerId: requireString(ref.containerId, 'containerId', 256),
+    command: requireCommand(ref.command),
+    openedAt: requireNonNegativeInteger(ref.openedAt, 'openedAt'),
+  };
+}
+
+/** The parts of a LeftoverProcess that say which process to end. */
+export function parseLeftoverProcess(value: unknown): LeftoverProcess {
+  const process = requireObject(value, 'process');
+  const pid = requireNonNegativeInteger(process.pid, 'pid');
+  // The runtime's own init (pid 1) is never a session's process.
+  if (pid < 2) throw invalid('pid must be a process of the session, not the container init.');
+  return {
+    pid,
+    startTicks: requireNonNegativeInteger(process.startTicks, 'startTicks'),
+    command: requireCommand(process.command),
+    runningForMs: requireNonNegativeInteger(process.runningForMs, 'runningForMs'),
   };
 }
 

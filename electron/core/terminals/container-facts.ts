@@ -78,7 +78,7 @@ export async function runningContainer(
     throw new AppError({
       code: 'failed-precondition',
       message: `The container ${name} is not running (${detail.state}${detail.exitCode !== undefined ? `, exit code ${detail.exitCode}` : ''}).`,
-      hint: 'A terminal needs a running container: start it again or pick another one.',
+      hint: 'A terminal needs a running container, and CRI can’t start an exited one again: open it in another container, or run its pod again (Run pod… on Pods).',
     });
   }
   return detail;

@@ -34,7 +34,8 @@ describe('how a terminal ended', () => {
     expect(describeEnding(exec, outcome, { state: 'exited', exitCode: 137 }).event).toEqual({
       type: 'exit',
       exitCode: 137,
-      reason: 'The container stopped (exit code 137).',
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
     });
     expect(describeEnding(exec, outcome, { state: 'running' }).event.reason).toBe(
       'Exited with code 137.',
@@ -58,12 +59,20 @@ describe('how a terminal ended', () => {
   it('tells a lost connection from a removed container', () => {
     const lost = { error: new AppError({ code: 'connection-lost', message: 'socket closed' }) };
     expect(describeEnding(exec, lost).event).toMatchObject({
-      reason: 'The connection to the node was lost.',
+      reason:
+        'The connection to the node was lost. The process may still be running in the container.',
       error: { code: 'connection-lost', message: 'socket closed' },
+      mayStillRun: true,
     });
+    // Attach has no process of its own to leave behind.
+    expect(describeEnding(attach, lost).event).toMatchObject({
+      reason: 'The connection to the node was lost.',
+    });
+    expect(describeEnding(attach, lost).event.mayStillRun).toBeUndefined();
     expect(describeEnding(exec, lost, { state: 'gone' }).event).toEqual({
       type: 'exit',
       reason: 'The container was removed.',
+      container: 'removed',
     });
   });
 
@@ -71,7 +80,7 @@ describe('how a terminal ended', () => {
     const outcome = result({});
     expect(containerCheck('attach', outcome)).toBe('settle');
     expect(describeEnding(attach, outcome, { state: 'exited', exitCode: 0 }).event.reason).toBe(
-      'The container stopped (exit code 0).',
+      'The container exited (exit code 0).',
     );
     expect(describeEnding(attach, outcome, { state: 'running' }).event.reason).toBe(
       'The container closed its output.',

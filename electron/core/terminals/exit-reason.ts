@@ -59,15 +59,26 @@ function sentence(text: string): string {
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-function containerEnded(fate: ContainerFate | undefined): string | undefined {
+/** The container's end, when it ended the session: what became of it and a sentence. */
+function containerEnded(
+  fate: ContainerFate | undefined,
+  kind: TerminalKind,
+): { readonly container: 'stopped' | 'removed'; readonly text: string } | undefined {
   if (fate === undefined || fate.state === 'running') return undefined;
-  if (fate.state === 'gone') return 'The container was removed.';
+  if (fate.state === 'gone') return { container: 'removed', text: 'The container was removed.' };
+  const code = fate.exitCode !== undefined ? ` (exit code ${fate.exitCode})` : '';
   if (fate.state === 'exited') {
-    return fate.exitCode !== undefined
-      ? `The container stopped (exit code ${fate.exitCode}).`
-      : 'The container stopped.';
+    // An exec session ends with its container: someone stopped it (crictl stop, the
+    // kubelet), or its main process ended. Attach follows the main process itself.
+    return {
+      container: 'stopped',
+      text:
+        kind === 'attach'
+          ? `The container exited${code}.`
+          : `The container was stopped${code}; the session ended with it.`,
+    };
   }
-  return `The container is no longer running (${fate.state}).`;
+  return { container: 'stopped', text: `The container is no longer running (${fate.state}).` };
 }
 
 /** A status the runtime reported instead of an exit (InternalError…), in the user's words. */
@@ -99,12 +110,13 @@ export function describeEnding(
   outcome: CommandOutcome,
   fate?: ContainerFate,
 ): TerminalEnding {
-  const stopped = containerEnded(fate);
+  const stopped = containerEnded(fate, terminal.kind);
+  const container = stopped === undefined ? {} : { container: stopped.container };
   if ('result' in outcome) {
     const { exitCode, reason, message } = outcome.result;
     const code = exitCode !== undefined ? { exitCode } : {};
     let text: string;
-    if (stopped !== undefined) text = stopped;
+    if (stopped !== undefined) text = stopped.text;
     else if (exitCode !== undefined) text = `Exited with code ${exitCode}.`;
     else if (reason === 'Success' || reason === 'Unknown' || message === '') {
       text = terminal.kind === 'attach' ? 'The container closed its output.' : 'The command ended.';
@@ -116,23 +128,29 @@ export function describeEnding(
       };
     }
     return {
-      event: { type: 'exit', ...code, reason: text },
+      event: { type: 'exit', ...code, reason: text, ...container },
       session: { state: 'ended', reason: text, ...code },
     };
   }
   const error = toAppErrorData(outcome.error);
   if (stopped !== undefined) {
     return {
-      event: { type: 'exit', reason: stopped },
-      session: { state: 'ended', reason: stopped },
+      event: { type: 'exit', reason: stopped.text, ...container },
+      session: { state: 'ended', reason: stopped.text },
     };
   }
-  const text =
+  const lostWords =
     isAppError(outcome.error) && outcome.error.code === 'connection-lost'
       ? 'The connection to the node was lost.'
       : sentence(error.message);
+  // The stream broke, not the process: nobody told the runtime's side to stop it (a tty
+  // shell lives on, detached). Attach has no process of its own.
+  const mayStillRun = terminal.kind === 'exec' && fate?.state !== 'gone';
+  const text = mayStillRun
+    ? `${lostWords} The process may still be running in the container.`
+    : lostWords;
   return {
-    event: { type: 'exit', reason: text, error },
+    event: { type: 'exit', reason: text, error, ...(mayStillRun && { mayStillRun }) },
     session: { state: 'failed', reason: text, error },
   };
 }

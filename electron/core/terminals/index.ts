@@ -9,7 +9,14 @@ export {
   type OutputStreamName,
   type TerminalExitEvent,
 } from './output-flow';
-export { inputBytes, maxWriteLength, parseOpenRequest, requireDimension } from './arguments';
+export {
+  inputBytes,
+  maxWriteLength,
+  parseLeftoverProcess,
+  parseLeftoverRef,
+  parseOpenRequest,
+  requireDimension,
+} from './arguments';
 export { attachSettings, type AttachSettings } from './container-facts';
 export { probeShell } from './shell-probe';
 export { describeEnding, closedEnding, type ClosedBy, type ContainerFate } from './exit-reason';

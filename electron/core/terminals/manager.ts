@@ -10,12 +10,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventSink } from '../../../shared/contract';
 import { AppError, isAppError } from '../../../shared/errors';
 import type { Disposable } from '../../../shared/lifecycle';
-import type { TerminalEvent, TerminalInfo, TerminalOpenRequest } from '../../../shared/model';
+import type {
+  LeftoverProcess,
+  LeftoverRef,
+  TerminalEvent,
+  TerminalInfo,
+  TerminalOpenRequest,
+} from '../../../shared/model';
 import type { SessionRegistry } from '../sessions';
 import type { NodeManager } from '../services/nodes';
 import { openRemoteCommand } from '../streaming';
 import { runningContainer } from './container-facts';
 import type { ContainerFate } from './exit-reason';
+import { endLeftover, findLeftover } from './leftover';
 import type { FlowLimits } from './output-flow';
 import { openSession } from './open-session';
 import { probeShell } from './shell-probe';
@@ -112,6 +119,19 @@ export class TerminalManager implements Disposable {
       signal?.removeEventListener('abort', onAbort);
       this.opening.delete(controller);
     }
+  }
+
+  /** An ended exec session's process, if it still runs (see leftover.ts). */
+  findLeftover(ref: LeftoverRef, signal?: AbortSignal): Promise<LeftoverProcess | undefined> {
+    return findLeftover(this.options.nodes.client(ref.nodeId), ref, signal);
+  }
+
+  endLeftover(
+    ref: LeftoverRef,
+    process: LeftoverProcess,
+    signal?: AbortSignal,
+  ): Promise<'terminated' | 'killed' | 'gone'> {
+    return endLeftover(this.options.nodes.client(ref.nodeId), ref, process, signal);
   }
 
   subscribe(terminalId: string, sink: EventSink<TerminalEvent>): Disposable {

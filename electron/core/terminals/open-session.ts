@@ -51,6 +51,8 @@ export async function openSession(
     kill,
   });
   let session: RemoteCommandSession;
+  // Before the Exec call: the process starts after it (findLeftover matches on this).
+  const openedAt = Date.now();
   try {
     session = await deps.openRemoteCommand({
       cri: client,
@@ -84,6 +86,7 @@ export async function openSession(
     transport: session.negotiated.transport,
     protocol: session.negotiated.protocol,
     attempts: toSessionAttempts(session.attempts),
+    openedAt,
   };
   handle.update({
     state: 'active',

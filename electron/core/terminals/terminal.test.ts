@@ -24,6 +24,7 @@ function info(overrides: Partial<TerminalInfo> = {}): TerminalInfo {
     transport: 'spdy',
     protocol: 'v4.channel.k8s.io',
     attempts: [],
+    openedAt: 0,
     ...overrides,
   };
 }
@@ -211,8 +212,10 @@ describe('Terminal', () => {
     const exit = events.at(-1);
     expect(exit).toMatchObject({
       type: 'exit',
-      reason: 'The connection to the node was lost.',
+      reason:
+        'The connection to the node was lost. The process may still be running in the container.',
       error: { code: 'connection-lost' },
+      mayStillRun: true,
     });
     expect(registry.list()[0]).toMatchObject({ state: 'failed' });
   });
@@ -224,7 +227,8 @@ describe('Terminal', () => {
     await until(() => events.some((e) => e.type === 'exit'));
     expect(events.at(-1)).toEqual({
       type: 'exit',
-      reason: 'The container stopped (exit code 137).',
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
     });
   });
 

@@ -172,3 +172,74 @@ describe('the app', () => {
     expect(app.root.querySelector('[role="combobox"][aria-label="Command"]')).toBeNull();
   });
 });
+
+describe('a node whose runtime is down', () => {
+  const outage = {
+    since: new Date(2026, 0, 1, 18, 14, 5).getTime(),
+    lastSeenAt: new Date(2026, 0, 1, 18, 14, 0).getTime(),
+    attempt: 3,
+    nextAttemptAt: Date.now() + 60_000,
+    error: {
+      code: 'unavailable' as const,
+      message:
+        'The socket /run/fake-2/containerd.sock exists but nothing accepts connections on it.',
+    },
+  };
+
+  it('hides its rows with a count, says since when it is down, and shows them again once back', async () => {
+    const core = createFakeCore({ nodes: 2, podsPerNode: 4, containersPerPod: 1 });
+    const app = await renderApp(core, 'pods');
+    await settle(() => expect(app.text()).toContain('8 pods'));
+    const down = core.nodeIds[1] ?? '';
+    act(() =>
+      core.setNodeStatus(down, {
+        state: 'reconnecting',
+        outage,
+        error: outage.error,
+        runtimeAsOf: outage.lastSeenAt,
+      }),
+    );
+    await settle(() => expect(app.text()).toContain('worker-2 is down since 18:14:05'));
+    expect(app.text()).toContain('Its 4 pods are hidden until it is back.');
+    expect(app.text()).toContain('Attempt 3, the next in');
+    expect(app.text()).toContain('4 pods');
+    expect(app.text()).not.toContain('8 pods');
+
+    // Scoped to the down node: unknown contents, never "runs no pods".
+    act(() => app.model.nodes.getState().setScope({ kind: 'node', nodeId: down }));
+    await settle(() => expect(app.text()).toContain('worker-2 is down'));
+    expect(app.text()).not.toContain('runs no pods');
+
+    act(() =>
+      core.setNodeStatus(down, { state: 'connected', outage: undefined, error: undefined }),
+    );
+    await settle(() => expect(app.text()).toContain('4 pods'));
+    expect(app.text()).not.toContain('is down');
+  });
+
+  it('marks its card reconnecting, its facts as of when it last answered, with Retry now', async () => {
+    const core = createFakeCore({ nodes: 2 });
+    const app = await renderApp(core, 'nodes');
+    await settle(() => expect(app.model.nodes.getState().loaded).toBe(true));
+    act(() =>
+      core.setNodeStatus(core.nodeIds[1] ?? '', {
+        state: 'reconnecting',
+        outage,
+        error: outage.error,
+        runtimeAsOf: outage.lastSeenAt,
+        runtimeChange: { from: 'containerd v1.6.20', to: 'containerd v2.1.9', at: outage.since },
+      }),
+    );
+    await settle(() => expect(app.text()).toContain('reconnecting'));
+    const card = app.root.querySelector('[aria-label="worker-2"]');
+    expect(card?.textContent).toContain('Last known, as of 18:14:00');
+    expect(card?.textContent).toContain('containerd v1.6.20 → containerd v2.1.9');
+    expect(card?.textContent).toContain('since 18:14:05');
+    const retry = [...(card?.querySelectorAll('button') ?? [])].find(
+      (button) => button.textContent === 'Retry now',
+    );
+    expect(retry).toBeDefined();
+    act(() => retry?.click());
+    await settle(() => expect(core.calls).toContain('nodes.connect'));
+  });
+});

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { ResourceActionsProvider, useModel, useUi } from './context';
 import { CommandPalette } from './CommandPalette';
 import { commandProviders, resourceActions, views } from './features';
-import { isMac } from './keyboard';
+import { isEditableTarget, isMac, viewShortcutIndex } from './keyboard';
+import { openShortcutsDialog } from './ShortcutsDialog';
 import { Toasts } from './Toasts';
 import { InfoBanner } from '../ui/ErrorBanner';
 import type { ConnectionState } from '../platform';
@@ -60,21 +61,37 @@ function DialogHost() {
   return <div key={dialog.key}>{dialog.render(closeDialog)}</div>;
 }
 
-/** Shortcuts that work everywhere: the palette, and Ctrl/Cmd+1…9 for the views. */
+/**
+ * Shortcuts that work everywhere: the palette, and Ctrl/Cmd+1…9 for the views (Alt+Shift+1…9
+ * in a browser window, whose tabs Ctrl/Cmd+1…9 switch).
+ */
 function useGlobalShortcuts(): void {
   const model = useModel();
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
-      const mod = isMac() ? event.metaKey : event.ctrlKey;
-      if (!mod || event.altKey || event.shiftKey) return;
+      const mac = isMac();
       const ui = model.ui.getState();
-      if (event.key.toLowerCase() === 'k') {
+      if (
+        event.key === '?' &&
+        !event.ctrlKey &&
+        !event.metaKey &&
+        !event.altKey &&
+        !isEditableTarget(event.target) &&
+        ui.dialog === undefined &&
+        !ui.paletteOpen
+      ) {
+        event.preventDefault();
+        openShortcutsDialog(model);
+        return;
+      }
+      const mod = mac ? event.metaKey : event.ctrlKey;
+      if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
         event.preventDefault();
         if (ui.dialog === undefined) ui.setPaletteOpen(!ui.paletteOpen);
         return;
       }
-      const index = Number(event.key) - 1;
-      const view = Number.isInteger(index) ? views[index] : undefined;
+      const index = viewShortcutIndex(event, mac, model.client.mode === 'browser');
+      const view = index === undefined ? undefined : views[index];
       if (view !== undefined && ui.dialog === undefined) {
         event.preventDefault();
         ui.setPaletteOpen(false);

@@ -1,7 +1,7 @@
 import { useModel, useUi } from './context';
 import { formatCount } from '../ui/format';
 import { Icon } from '../ui/icons';
-import { modKeyLabel } from './keyboard';
+import { isMac, modKeyLabel, viewShortcutLabel } from './keyboard';
 import type { ViewDefinition } from './registry';
 
 function NavCount({ view }: { view: ViewDefinition }) {
@@ -41,7 +41,11 @@ export function Sidebar({ views }: { views: readonly ViewDefinition[] }) {
                 type="button"
                 className="nav-item"
                 aria-current={view.id === current ? 'page' : undefined}
-                title={`${view.title} (${modKeyLabel(String(views.indexOf(view) + 1))})`}
+                title={
+                  views.indexOf(view) < 9
+                    ? `${view.title} (${viewShortcutLabel(views.indexOf(view), isMac(), model.client.mode === 'browser')})`
+                    : view.title
+                }
                 onClick={() => model.ui.getState().navigate(view.id)}
               >
                 <Icon name={view.icon} />
@@ -57,9 +61,9 @@ export function Sidebar({ views }: { views: readonly ViewDefinition[] }) {
           <kbd>{modKeyLabel('K')}</kbd> commands
         </span>
         <span>
-          <kbd>/</kbd> filter · <kbd>j</kbd>
-          <kbd>k</kbd> move · <kbd>Enter</kbd> details
+          <kbd>?</kbd> keyboard shortcuts
         </span>
+        <span>Click a row for its details</span>
         <span>{model.client.mode === 'browser' ? 'Browser mode' : 'Desktop'}</span>
       </div>
     </nav>

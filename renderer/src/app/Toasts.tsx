@@ -20,7 +20,15 @@ export function Toasts() {
             name={toast.tone === 'error' ? 'alert' : toast.tone === 'success' ? 'check' : 'info'}
           />
           <div className="toast-body">
-            <div className="toast-title">{toast.title}</div>
+            <div className="toast-title">
+              {toast.title}
+              {toast.count > 1 && (
+                <span className="toast-count" title={`Shown ${toast.count} times`}>
+                  {' '}
+                  ×{toast.count}
+                </span>
+              )}
+            </div>
             {toast.error !== undefined && <div>{toast.error.message}</div>}
             {toast.error?.hint !== undefined && <div className="muted">{toast.error.hint}</div>}
             {toast.body !== undefined && <div className="muted">{toast.body}</div>}

@@ -1,6 +1,7 @@
 import { useModel, useNodes } from './context';
 import { Icon } from '../ui/icons';
 import { modKeyLabel } from './keyboard';
+import { nodeOptionLabel } from '../features/nodes/nodes-store';
 
 /** The node selector: every connected node, or one node (connected or not). */
 function NodeScopeSelect() {
@@ -29,8 +30,7 @@ function NodeScopeSelect() {
         <option value="">All connected nodes ({connected.length})</option>
         {nodes.map((node) => (
           <option key={node.nodeId} value={node.nodeId}>
-            {node.name}
-            {node.state === 'connected' ? '' : ` (${node.state})`}
+            {nodeOptionLabel(node)}
           </option>
         ))}
       </select>

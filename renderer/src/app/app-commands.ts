@@ -1,4 +1,5 @@
-import { modKeyLabel } from './keyboard';
+import { isMac, viewShortcutLabel } from './keyboard';
+import { openShortcutsDialog } from './ShortcutsDialog';
 import type { Command, CommandProvider, ViewDefinition } from './registry';
 
 /** Navigation to every view, and the app's own settings. */
@@ -6,11 +7,13 @@ export const appCommands =
   (views: readonly ViewDefinition[]): CommandProvider =>
   (model) => {
     const ui = model.ui.getState();
+    const mac = isMac();
+    const browser = model.client.mode === 'browser';
     const navigation: Command[] = views.map((view, index) => ({
       id: `go.${view.id}`,
       title: `Go to ${view.title}`,
       group: 'Go to',
-      shortcut: index < 9 ? modKeyLabel(String(index + 1)) : undefined,
+      shortcut: index < 9 ? viewShortcutLabel(index, mac, browser) : undefined,
       run: () => ui.navigate(view.id),
     }));
     const themes: Command[] = (
@@ -27,5 +30,12 @@ export const appCommands =
         group: 'Settings',
         run: () => ui.setTheme(theme),
       }));
-    return [...navigation, ...themes];
+    const help: Command = {
+      id: 'help.shortcuts',
+      title: 'Keyboard shortcuts',
+      group: 'Help',
+      shortcut: '?',
+      run: () => openShortcutsDialog(model),
+    };
+    return [...navigation, ...themes, help];
   };

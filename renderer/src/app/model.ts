@@ -7,7 +7,7 @@ import {
   type FrameScheduler,
   type ResourcesStore,
 } from '../features/resources/resources-store';
-import { RowCache } from '../features/resources/rows';
+import { RowCache, sandboxImagesOf } from '../features/resources/rows';
 import { createResourceViewStore, type ResourceViewStore } from '../features/resources/view-store';
 import { createToastStore, type ToastState } from '../ui/toasts';
 import { createUiStore, type UiStore } from './ui-store';
@@ -38,7 +38,16 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
   const resources = createResourcesStore(client, nodes, options.schedule);
   const resourceViews = createResourceViewStore();
   const rows = new RowCache();
-  const stopWarming = warmRowsWhenIdle(resources, resourceViews, rows);
+  const stopWarming = warmRowsWhenIdle(resources, nodes, resourceViews, rows);
+  const toasts = createToastStore();
+  // A node that connected takes its "Could not connect" toasts away.
+  const stopClearing = nodes.subscribe((state, previous) => {
+    for (const node of state.nodes) {
+      if (node.state !== 'connected') continue;
+      const before = previous.nodes.find((candidate) => candidate.nodeId === node.nodeId);
+      if (before?.state !== 'connected') toasts.getState().dismissTopic(nodeTopic(node.nodeId));
+    }
+  });
   const featureStates = new Map<string, Disposable>();
   const model: AppModel = {
     client,
@@ -46,7 +55,7 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
     resources,
     resourceViews,
     ui: createUiStore(options.initialView ?? 'nodes'),
-    toasts: createToastStore(),
+    toasts,
     rows,
     featureState<T extends Disposable>(key: string, create: (model: AppModel) => T): T {
       let state = featureStates.get(key);
@@ -61,6 +70,7 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
       for (const state of [...featureStates.values()].reverse()) state.dispose();
       featureStates.clear();
       stopWarming();
+      stopClearing();
       resources.dispose();
       nodes.dispose();
     },
@@ -74,6 +84,7 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
  */
 function warmRowsWhenIdle(
   resources: ResourcesStore,
+  nodes: NodesStore,
   views: ResourceViewStore,
   rows: RowCache,
 ): () => void {
@@ -96,7 +107,11 @@ function warmRowsWhenIdle(
       const { byKind } = views.getState();
       rows.sorted('pods', rows.podRows(index), byKind.pods.sort);
       rows.sorted('containers', rows.containerRows(index), byKind.containers.sort);
-      rows.sorted('images', rows.imageRows(index), byKind.images.sort);
+      rows.sorted(
+        'images',
+        rows.imageRows(index, sandboxImagesOf(nodes.getState().nodes)),
+        byKind.images.sort,
+      );
     });
   });
   return () => {
@@ -105,11 +120,21 @@ function warmRowsWhenIdle(
   };
 }
 
+/** The toast topic of everything about one node: connecting, disconnecting, removing it. */
+export function nodeTopic(nodeId: string): string {
+  return `node:${nodeId}`;
+}
+
 export interface ActionOptions<T> {
   /** Toast title on success; none when the UI already shows the outcome. */
   readonly success?: string | ((result: T) => string);
   /** Toast title on failure, e.g. "Could not stop web-1". */
   readonly failure: string;
+  /**
+   * What the action is about (see Toast.topic): its failure replaces an earlier one, and
+   * its success takes earlier failures away.
+   */
+  readonly topic?: string;
 }
 
 /**
@@ -123,10 +148,13 @@ export async function runAction<T>(
 ): Promise<T | undefined> {
   try {
     const result = await action();
+    const topic = options.topic;
     if (options.success !== undefined) {
       const title =
         typeof options.success === 'function' ? options.success(result) : options.success;
-      model.toasts.getState().show({ tone: 'success', title });
+      model.toasts.getState().show({ tone: 'success', title, ...(topic && { topic }) });
+    } else if (topic !== undefined) {
+      model.toasts.getState().dismissTopic(topic);
     }
     return result;
   } catch (error) {
@@ -134,6 +162,7 @@ export async function runAction<T>(
       tone: 'error',
       title: options.failure,
       error: toAppErrorData(error),
+      ...(options.topic !== undefined && { topic: options.topic }),
     });
     return undefined;
   }

@@ -30,6 +30,7 @@ const stateTones: Readonly<Record<string, Tone>> = {
   connected: 'ok',
   created: 'info',
   connecting: 'info',
+  reconnecting: 'warn',
   exited: 'neutral',
   notready: 'warn',
   disconnected: 'neutral',
@@ -44,7 +45,10 @@ const stateLabels: Readonly<Record<string, string>> = {
 /** A resource or node state, coloured the same way everywhere. */
 export const StateBadge = memo(function StateBadge({ state }: { state: string }) {
   return (
-    <Badge tone={stateTones[state] ?? 'neutral'} busy={state === 'connecting'}>
+    <Badge
+      tone={stateTones[state] ?? 'neutral'}
+      busy={state === 'connecting' || state === 'reconnecting'}
+    >
       {stateLabels[state] ?? state}
     </Badge>
   );

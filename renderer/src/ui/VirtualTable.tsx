@@ -1,4 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { ColumnResizer, useColumnWidths, withWidths } from './column-widths';
 import {
   memo,
   useCallback,
@@ -27,6 +28,8 @@ export interface Column<Row> {
    */
   readonly priority?: number;
   readonly sortable?: boolean;
+  /** The user may drag its header's edge to set its width (kept per table). */
+  readonly resizable?: boolean;
   readonly align?: 'end';
   readonly render: (row: Row) => ReactNode;
 }
@@ -85,6 +88,7 @@ interface RowProps<Row> {
   template: string;
   onSelect: (key: string) => void;
   onActivate: (key: string) => void;
+  openOnClick: boolean;
 }
 
 function TableRowImpl<Row extends { readonly key: string }>({
@@ -97,6 +101,7 @@ function TableRowImpl<Row extends { readonly key: string }>({
   template,
   onSelect,
   onActivate,
+  openOnClick,
 }: RowProps<Row>) {
   return (
     <div
@@ -107,7 +112,17 @@ function TableRowImpl<Row extends { readonly key: string }>({
       aria-selected={selected}
       data-key={row.key}
       style={{ transform: `translateY(${start}px)`, gridTemplateColumns: template }}
-      onMouseDown={() => onSelect(row.key)}
+      onMouseDown={(event) => {
+        // A double click opens, it doesn't select a word of the cell.
+        if (event.detail > 1) event.preventDefault();
+        onSelect(row.key);
+      }}
+      onClick={(event) => {
+        // Not when the click ended a drag that selected text to copy.
+        if (openOnClick && event.button === 0 && (getSelection()?.isCollapsed ?? true)) {
+          onActivate(row.key);
+        }
+      }}
       onDoubleClick={() => onActivate(row.key)}
     >
       {columns.map((column) => (
@@ -146,6 +161,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
   onSort,
   onSelect,
   onActivate,
+  openOnClick = false,
   onKeyDown,
   handle,
   empty,
@@ -158,6 +174,8 @@ export function VirtualTable<Row extends { readonly key: string }>({
   onSort?: (column: string) => void;
   onSelect: (key: string) => void;
   onActivate: (key: string) => void;
+  /** A single click activates a row (opens its details), not only a double click or Enter. */
+  openOnClick?: boolean;
   /** Keys the table itself doesn't handle (the view's shortcuts). */
   onKeyDown?: (event: KeyboardEvent) => void;
   handle?: Ref<VirtualTableHandle>;
@@ -178,9 +196,11 @@ export function VirtualTable<Row extends { readonly key: string }>({
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
+  const [widths, setColumnWidth] = useColumnWidths(label);
+  const sized = useMemo(() => withWidths(allColumns, widths), [allColumns, widths]);
   const shown = useMemo(
-    () => (width === undefined ? allColumns : fittingColumns(allColumns, width)),
-    [allColumns, width],
+    () => (width === undefined ? sized : fittingColumns(sized, width)),
+    [sized, width],
   );
   const columns = shown;
   const template = useMemo(() => gridTemplate(columns), [columns]);
@@ -302,6 +322,12 @@ export function VirtualTable<Row extends { readonly key: string }>({
               ) : (
                 column.header
               )}
+              {column.resizable === true && (
+                <ColumnResizer
+                  header={column.header}
+                  onResize={(next) => setColumnWidth(column.id, next)}
+                />
+              )}
             </div>
           );
         })}
@@ -330,6 +356,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
                   template={template}
                   onSelect={onSelect}
                   onActivate={onActivate}
+                  openOnClick={openOnClick}
                 />
               );
             })}

@@ -31,3 +31,23 @@ const integerFormat = new Intl.NumberFormat('en-US');
 export function formatCount(value: number): string {
   return integerFormat.format(value);
 }
+
+/** "1 pod", "2 pods", "1,200 pod sandboxes": a count with its noun in the right number. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
+/**
+ * "13:43:10": a time within the last minutes or hours (a chart's axis, when a node went
+ * down), where the day and AM/PM are noise.
+ */
+const clockFormat = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+export function formatClock(epochMillis: number): string {
+  return clockFormat.format(epochMillis);
+}

@@ -30,7 +30,10 @@ export class AppPage {
 
   /** The top bar's node selector: a node's name, or `all` for every connected node. */
   async scope(node: string): Promise<void> {
-    const select = this.page.getByLabel('Node', { exact: true });
+    // In the top bar: the sidebar's "Node" section and the Stats toolbar's picker share the name.
+    const select = this.page
+      .getByRole('banner')
+      .getByRole('combobox', { name: 'Node', exact: true });
     if (node === 'all') {
       await select.selectOption({ index: 0 });
       return;

@@ -41,6 +41,11 @@ export class RunSpecDialog {
     return this.dialog.locator('.spec-status');
   }
 
+  /** The editor's text, line by line as CodeMirror shows it. */
+  async text(): Promise<string> {
+    return (await this.dialog.locator('.cm-content .cm-line').allTextContents()).join('\n');
+  }
+
   async open(): Promise<void> {
     await this.page.getByRole('button', { name: 'Run pod…' }).click();
     await this.editor.waitFor();

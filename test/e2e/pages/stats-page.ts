@@ -16,6 +16,15 @@ export class StatsPage {
     return this.page.getByRole('heading', { level: 1, name: 'Stats' });
   }
 
+  /** Picks the node whose stats are shown, by the start of its name. */
+  async node(name: string): Promise<void> {
+    const select = this.page.getByRole('toolbar', { name: 'Stats' }).getByLabel('Node');
+    const options = await select.locator('option').allTextContents();
+    const label = options.find((text) => text.startsWith(name));
+    if (label === undefined) throw new Error(`No node "${name}" in ${options.join(', ')}`);
+    await select.selectOption({ label });
+  }
+
   async show(kind: 'Containers' | 'Pods'): Promise<void> {
     await this.page
       .getByRole('group', { name: 'Show' })

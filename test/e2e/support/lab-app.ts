@@ -42,6 +42,11 @@ export interface LabAppOptions extends Pick<CoreOptions, 'watcherTimings'> {
   readonly connect?: boolean;
   /** The browser window's size; openApp's default otherwise. */
   readonly window?: { readonly width: number; readonly height: number };
+  /**
+   * Discovery's environment, over the default: the newest lab runtime through
+   * CONTAINER_RUNTIME_ENDPOINT, no crictl.yaml, no lab state file.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class LabSuite {
@@ -51,6 +56,8 @@ export class LabSuite {
   readonly runtime: LabRuntime;
   readonly nodeId: string;
   readonly cri: CriClient;
+  /** Clients of the other lab runtimes pods were run on, by runtime id. */
+  private readonly others = new Map<string, CriClient>();
   private app: OpenedLabApp | undefined;
   private configDir: string | undefined;
   private readonly logDirectories: string[] = [];
@@ -67,30 +74,43 @@ export class LabSuite {
     return `e2e-${this.runId}-${name}`;
   }
 
+  /** A CRI client of `runtime` (the suite's own for its runtime), closed with the suite. */
+  criOf(runtime: LabRuntime): CriClient {
+    if (runtime.id === this.runtime.id) return this.cri;
+    let client = this.others.get(runtime.id);
+    if (client === undefined) {
+      client = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
+      this.others.set(runtime.id, client);
+    }
+    return client;
+  }
+
   /**
    * Runs a pod (labelled with the run) with busybox containers, container name → command,
-   * started in order.
+   * started in order; on the suite's runtime unless `options.runtime` names another.
    */
   async runPod(
     name: string,
     containers: Readonly<Record<string, readonly string[]>>,
-    options: Omit<PodSandboxOptions, 'runtime'> = {},
+    options: PodSandboxOptions = {},
   ): Promise<LabPod> {
+    const runtime = options.runtime ?? this.runtime;
+    const cri = this.criOf(runtime);
     const config = podSandboxConfig(this.podName(name), {
       ...options,
-      runtime: this.runtime,
+      runtime,
       labels: { ...options.labels, ...this.runLabel },
     });
     this.logDirectories.push(config.logDirectory);
-    const podId = await this.cri.runPod(config);
+    const podId = await cri.runPod(config);
     const containerIds: Record<string, string> = {};
     for (const [container, command] of Object.entries(containers)) {
-      const id = await this.cri.createContainer(
+      const id = await cri.createContainer(
         podId,
         busyboxContainerConfig(container, [...command], { labels: this.runLabel }),
         config,
       );
-      await this.cri.startContainer(id);
+      await cri.startContainer(id);
       containerIds[container] = id;
     }
     return { podId, config, containerIds };
@@ -108,6 +128,8 @@ export class LabSuite {
       env: {
         CONTAINER_RUNTIME_ENDPOINT: this.runtime.endpoint,
         CRI_CONFIG_FILE: join(this.configDir, 'none'),
+        PORTHOLE_LAB_DIR: join(this.configDir, 'no-lab'),
+        ...options.env,
       },
     });
     if (options.connect !== false) await core.services.nodes.connect(this.nodeId);
@@ -125,11 +147,14 @@ export class LabSuite {
     await app?.browser.close();
     await app?.host.close();
     app?.core.dispose();
-    for (const pod of await this.cri.listPods({ labels: this.runLabel }).catch(() => [])) {
-      await this.cri.stopPod(pod.id).catch(() => undefined);
-      await this.cri.removePod(pod.id).catch(() => undefined);
+    for (const cri of [this.cri, ...this.others.values()]) {
+      for (const pod of await cri.listPods({ labels: this.runLabel }).catch(() => [])) {
+        await cri.stopPod(pod.id).catch(() => undefined);
+        await cri.removePod(pod.id).catch(() => undefined);
+      }
+      cri.dispose();
     }
-    this.cri.dispose();
+    this.others.clear();
     for (const directory of this.logDirectories)
       rmSync(directory, { recursive: true, force: true });
     if (this.configDir !== undefined) rmSync(this.configDir, { recursive: true, force: true });

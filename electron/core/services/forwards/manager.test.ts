@@ -76,6 +76,7 @@ describe('ForwardManager (fake node)', () => {
             },
           ],
           warnings: [],
+          sources: [],
         }),
       // A new client per connection, as the real node manager makes.
       createClient: () => new FakeNodeClient(endpoint),
@@ -294,6 +295,98 @@ describe('ForwardManager (fake node)', () => {
     await rpc.services.forwards.remove('forward-u');
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ version: 1, forwards: [] });
     expect(await rpc.services.forwards.list()).toEqual([]);
+  });
+  describe('when a node with forwards is removed', () => {
+    const savedFile = async (): Promise<{ forwards: { nodeId: string; nodeName?: string }[] }> =>
+      JSON.parse(await readFile(join(dir, 'forwards.json'), 'utf8')) as {
+        forwards: { nodeId: string; nodeName?: string }[];
+      };
+
+    /**
+     * A saved node (on the same fake runtime) with a saved forward and an unsaved one. The
+     * fake runtime has no pods: the unsaved one stays "starting", enough here.
+     */
+    async function nodeWithForwards(): Promise<{ rpc: RpcClient; profileId: string }> {
+      const profileId = 'profile-b';
+      await writeFile(
+        join(dir, 'nodes.json'),
+        JSON.stringify({
+          version: 1,
+          profiles: [
+            { id: profileId, kind: 'local', name: 'lab-b', endpoint: 'unix:///run/b.sock' },
+          ],
+        }),
+      );
+      const store = new ForwardStore(dir);
+      await store.load();
+      await store.save({
+        id: 'forward-web',
+        nodeId: profileId,
+        name: 'web',
+        spec: { target, ports: [{ localPort: 0, remotePort: 8080 }] },
+        autoStart: false,
+      });
+      const rpc = start();
+      await rpc.services.nodes.connect(profileId);
+      rpc.services.forwards
+        .create(profileId, { target, ports: [{ localPort: 0, remotePort: 9090 }] })
+        .catch(() => undefined);
+      await eventually(() => expect(forwards).toHaveLength(2));
+      return { rpc, profileId };
+    }
+
+    it('keeps them, stopped, named after the node, and a kept one can be moved', async () => {
+      const { rpc, profileId } = await nodeWithForwards();
+      const profile = { id: profileId };
+      expect(forwards.every((f) => f.nodeName === 'lab-b' && f.orphaned !== true)).toBe(true);
+
+      await rpc.services.nodes.removeProfile(profile.id, { forwards: 'keep' });
+      await eventually(() => expect(forwards.every((f) => f.orphaned === true)).toBe(true));
+      for (const forward of forwards) {
+        expect(forward).toMatchObject({ nodeId: profile.id, nodeName: 'lab-b' });
+        expect(forward.live).toBeUndefined();
+        expect(forward.lastError).toMatchObject({
+          message: 'Stopped because lab-b was removed.',
+          hint: 'Move it to another node to use it again.',
+        });
+      }
+      expect((await savedFile()).forwards).toEqual([
+        expect.objectContaining({ nodeId: profile.id, nodeName: 'lab-b' }),
+      ]);
+
+      const web = forwards.find((f) => f.name === 'web');
+      expect(web?.saved).toBe(true);
+      await expect(rpc.services.forwards.move(web?.id ?? '', 'nope')).rejects.toMatchObject({
+        code: 'not-found',
+      });
+      const moved = await rpc.services.forwards.move(web?.id ?? '', nodeId);
+      expect(moved).toMatchObject({ nodeId, name: 'web', saved: true });
+      expect(moved.orphaned).toBeUndefined();
+      expect(moved.nodeName).not.toBe('lab-b');
+      expect((await savedFile()).forwards).toEqual([expect.objectContaining({ nodeId })]);
+    });
+
+    it('removes them when asked, saved ones from forwards.json too', async () => {
+      const { rpc, profileId } = await nodeWithForwards();
+      const profile = { id: profileId };
+      await rpc.services.nodes.removeProfile(profile.id, { forwards: 'remove' });
+      await eventually(() => expect(forwards).toEqual([]));
+      expect((await savedFile()).forwards).toEqual([]);
+      expect((await rpc.services.nodes.list()).some((n) => n.nodeId === profile.id)).toBe(false);
+    });
+
+    it('touches no forward when the node cannot be removed', async () => {
+      const rpc = start();
+      await rpc.services.nodes.connect(nodeId);
+      rpc.services.forwards
+        .create(nodeId, { target, ports: [{ localPort: 0, remotePort: 1 }] })
+        .catch(() => undefined);
+      await eventually(() => expect(forwards).toHaveLength(1));
+      await expect(
+        rpc.services.nodes.removeProfile(nodeId, { forwards: 'remove' }),
+      ).rejects.toMatchObject({ code: 'failed-precondition' });
+      expect(forwards).toHaveLength(1);
+    });
   });
 });
 

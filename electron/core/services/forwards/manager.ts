@@ -24,7 +24,10 @@ import { ForwardSessionMirror, type StopCause } from './session-mirror';
 import { ForwardStore, type SavedForward } from './store';
 
 /** What the manager needs of the node manager (tests pass a fake). */
-export type ForwardNodes = Pick<NodeManager, 'client' | 'dialer' | 'nodeName' | 'onDidChange'>;
+export type ForwardNodes = Pick<
+  NodeManager,
+  'client' | 'dialer' | 'nodeName' | 'knowsNode' | 'onDidChange'
+>;
 
 export interface ForwardManagerOptions {
   readonly nodes: ForwardNodes;
@@ -40,7 +43,10 @@ export interface ForwardManagerOptions {
 
 interface Definition {
   readonly id: string;
-  readonly nodeId: string;
+  /** Changed by `move`. */
+  nodeId: string;
+  /** The node's name as last known: what is shown once the node is removed. */
+  nodeName: string;
   readonly spec: ForwardSpec;
   name: string | undefined;
   saved: boolean;
@@ -70,6 +76,8 @@ interface Entry {
   lastPorts: readonly number[] | undefined;
   /** The node connection this entry was auto-started for: once per connection. */
   autoStartedFor: NodeClient | undefined;
+  /** Whether its node was known at the last node change (else it is orphaned). */
+  nodeKnown?: boolean;
 }
 
 interface NodeForwards {
@@ -167,6 +175,7 @@ export class ForwardManager implements Disposable {
       def: {
         id: `forward-${randomUUID()}`,
         nodeId,
+        nodeName: this.options.nodes.nodeName(nodeId),
         spec,
         name,
         saved: options.save === true,
@@ -254,6 +263,77 @@ export class ForwardManager implements Disposable {
     this.forget(entry);
   }
 
+  /**
+   * Points the forward at another node Porthole knows: stopped on the old node, started on
+   * the new one if it was running (when that node is connected; otherwise it says why),
+   * and an auto-start forward starts whenever the new node connects.
+   */
+  async move(forwardId: string, nodeId: string): Promise<ForwardEntry> {
+    await this.ready;
+    this.checkOpen();
+    const entry = this.require(forwardId);
+    const def = entry.def;
+    if (!this.options.nodes.knowsNode(nodeId)) {
+      throw new AppError({
+        code: 'not-found',
+        message: `There is no node "${nodeId}" to move ${this.toEntry(entry).name} to.`,
+        hint: 'Pick a node from the node list.',
+      });
+    }
+    if (def.nodeId === nodeId) return this.toEntry(entry);
+    const nodeName = this.options.nodes.nodeName(nodeId);
+    const wasRunning = entry.run !== undefined;
+    const next: Definition = { ...def, nodeId, nodeName };
+    // The file first: the list shows what is really saved.
+    if (def.saved) await this.store.save(this.savedOf(next));
+    this.stopEntry(entry, { reason: `Moved to ${nodeName}.` });
+    def.nodeId = nodeId;
+    def.nodeName = nodeName;
+    entry.lastError = undefined;
+    entry.autoStartedFor = undefined;
+    this.changed(true);
+    if (wasRunning) {
+      // Where the new node is not connected, the entry says so (its last error).
+      await this.startEntry(entry).catch(() => undefined);
+    } else {
+      this.reconcileNodes();
+    }
+    return this.toEntry(entry);
+  }
+
+  /** Removes every forward of a node (it is being removed, with its forwards). */
+  async removeForNode(nodeId: string): Promise<void> {
+    await this.ready;
+    for (const entry of [...this.entries.values()]) {
+      if (entry.def.nodeId === nodeId) await this.remove(entry.def.id);
+    }
+  }
+
+  /**
+   * The node is being removed and its forwards kept: they stop, saying why and what to
+   * do, and saved ones keep its name (forwards.json) to be shown as where they were.
+   */
+  async keepForRemovedNode(nodeId: string): Promise<void> {
+    await this.ready;
+    const name = this.options.nodes.nodeName(nodeId);
+    for (const entry of [...this.entries.values()]) {
+      if (entry.def.nodeId !== nodeId) continue;
+      entry.def.nodeName = name;
+      if (entry.def.saved) await this.store.save(this.savedOf(entry.def));
+      const cause: StopCause = {
+        reason: `Stopped: ${name} was removed.`,
+        error: {
+          code: 'failed-precondition',
+          message: `Stopped because ${name} was removed.`,
+          hint: 'Move it to another node to use it again.',
+        },
+      };
+      if (entry.run !== undefined) this.stopEntry(entry, cause);
+      else entry.lastError = cause.error;
+    }
+    this.changed(true);
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -279,6 +359,7 @@ export class ForwardManager implements Disposable {
         def: {
           id: saved.id,
           nodeId: saved.nodeId,
+          nodeName: saved.nodeName ?? saved.nodeId,
           spec: saved.spec,
           name: saved.name,
           saved: true,
@@ -310,6 +391,17 @@ export class ForwardManager implements Disposable {
    */
   private reconcileNodes(): void {
     if (this.disposed) return;
+    // Remember names while the nodes are known: a removed node's forwards still show it.
+    let orphansChanged = false;
+    for (const entry of this.entries.values()) {
+      const name = this.options.nodes.knowsNode(entry.def.nodeId)
+        ? this.options.nodes.nodeName(entry.def.nodeId)
+        : undefined;
+      if (name !== undefined) entry.def.nodeName = name;
+      if (entry.nodeKnown !== (name !== undefined)) orphansChanged = true;
+      entry.nodeKnown = name !== undefined;
+    }
+    if (orphansChanged) this.changed(true);
     for (const [nodeId, node] of [...this.nodeForwards]) {
       if (this.clientOf(nodeId) !== node.client) this.closeNode(nodeId);
     }
@@ -545,6 +637,7 @@ export class ForwardManager implements Disposable {
     return {
       id: def.id,
       nodeId: def.nodeId,
+      nodeName: def.nodeName,
       ...(def.name !== undefined && { name: def.name }),
       spec: def.spec,
       autoStart: def.autoStart,
@@ -574,9 +667,12 @@ export class ForwardManager implements Disposable {
               },
               connections: [],
             };
+    const known = this.options.nodes.knowsNode(def.nodeId);
     return {
       id: def.id,
       nodeId: def.nodeId,
+      nodeName: known ? this.options.nodes.nodeName(def.nodeId) : def.nodeName,
+      ...(!known && { orphaned: true }),
       name: def.name ?? defaultForwardName(def.spec),
       spec: def.spec,
       saved: def.saved,

@@ -9,6 +9,8 @@ import { parseForwardSpec } from './schema';
 export interface SavedForward {
   readonly id: string;
   readonly nodeId: string;
+  /** Its node's name when last saved: still shown once the node was removed. */
+  readonly nodeName?: string;
   /** What the user called it; absent for the default description. */
   readonly name?: string;
   readonly spec: ForwardSpec;
@@ -18,6 +20,7 @@ export interface SavedForward {
 const savedForwardSchema = z.strictObject({
   id: z.string().trim().min(1).max(200),
   nodeId: z.string().trim().min(1).max(4096),
+  nodeName: z.string().trim().min(1).max(200).optional(),
   name: z.string().trim().min(1).max(200).optional(),
   // Checked by parseForwardSpec, with the engine's own rules.
   spec: z.unknown(),
@@ -37,8 +40,13 @@ function parseSaved(value: unknown): SavedForward {
   if (!parsed.success) {
     throw new AppError({ code: 'invalid-argument', message: z.prettifyError(parsed.error) });
   }
-  const { name, spec, ...rest } = parsed.data;
-  return { ...rest, ...(name !== undefined && { name }), spec: parseForwardSpec(spec) };
+  const { name, nodeName, spec, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(nodeName !== undefined && { nodeName }),
+    ...(name !== undefined && { name }),
+    spec: parseForwardSpec(spec),
+  };
 }
 
 /**

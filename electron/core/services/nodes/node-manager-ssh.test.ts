@@ -48,6 +48,7 @@ describe('NodeManager with SSH nodes', () => {
             },
           ],
           warnings: [],
+          sources: [],
         }),
       createClient: ({ endpoint, timeoutMs }) => {
         const client = new FakeNodeClient(endpoint);
@@ -277,7 +278,7 @@ describe('NodeManager with SSH nodes', () => {
     });
     const reconnecting = statuses.at(-1)?.find((status) => status.nodeId === profile.id);
     expect(reconnecting).toMatchObject({
-      state: 'connecting',
+      state: 'reconnecting',
       runtime: fakeRuntime,
       ssh: { state: 'reconnecting', reason: 'connection reset', attempt: 1 },
     });

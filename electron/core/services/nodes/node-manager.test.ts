@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/errors';
-import type { DiscoveredEndpoint, NodeStatus } from '../../../../shared/model';
+import type { DiscoveredEndpoint, NodeStatus, ResourceDelta } from '../../../../shared/model';
 import type { DiscoveryResult } from '../../connect';
-import { FakeNodeClient, fakeRuntime } from '../testing/fake-node-client';
+import { FakeNodeClient, fakePod, fakeRuntime } from '../testing/fake-node-client';
 import { NodeManager, discoveredNodeId } from './node-manager';
 
 const ready = (endpoint: string): DiscoveredEndpoint => ({
@@ -33,8 +33,13 @@ describe('NodeManager', () => {
   const create = (): NodeManager =>
     new NodeManager({
       configDir: dir,
+      // Fast health probes and reconnects; the defaults are tested in runtime-monitor.test.ts.
+      monitorTimings: {
+        intervalMs: 20,
+        backoff: { initialDelayMs: 5, maxDelayMs: 20, factor: 2, jitter: 0.2 },
+      },
       discover: (): Promise<DiscoveryResult> =>
-        Promise.resolve({ endpoints: discovered, warnings: [] }),
+        Promise.resolve({ endpoints: discovered, warnings: [], sources: [] }),
       createClient: ({ endpoint }) => {
         const client = new FakeNodeClient(endpoint);
         if (endpoint.includes('broken')) {
@@ -142,7 +147,8 @@ describe('NodeManager', () => {
     client.supportsEvents = false;
     const polling = new NodeManager({
       configDir: dir,
-      discover: () => Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [] }),
+      discover: () =>
+        Promise.resolve({ endpoints: [ready(client.endpoint)], warnings: [], sources: [] }),
       createClient: () => client,
     });
     const node = discoveredNodeId(client.endpoint);
@@ -222,5 +228,145 @@ describe('NodeManager', () => {
     expect(() =>
       manager.watchResources(a, { next: () => undefined, error: () => undefined }),
     ).toThrow(/not connected/);
+  });
+
+  describe('when the runtime goes away', () => {
+    const a = discoveredNodeId('unix:///run/a.sock');
+    const gone = new AppError({ code: 'unavailable', message: 'The runtime went away.' });
+
+    /** Resolves with the first status of `a` that `test` accepts. */
+    const statusOf = (test: (status: NodeStatus) => boolean): Promise<NodeStatus> =>
+      new Promise((resolve) => {
+        const check = (statuses: readonly NodeStatus[]): void => {
+          const status = statuses.find((candidate) => candidate.nodeId === a);
+          if (status !== undefined && test(status)) {
+            subscription.dispose();
+            resolve(status);
+          }
+        };
+        const subscription = manager.onDidChange(check);
+        check(manager.statuses());
+      });
+
+    it('goes to reconnecting with nothing subscribed, and comes back by itself', async () => {
+      await manager.connect(a);
+      const client = clients.get('unix:///run/a.sock')!;
+      const connectedAt = manager.statuses().find((n) => n.nodeId === a)?.connectedAt ?? 0;
+      client.failure = gone;
+      const down = await statusOf((status) => status.state === 'reconnecting');
+      expect(down).toMatchObject({
+        error: { message: 'The runtime went away.' },
+        outage: { attempt: 1, error: { code: 'unavailable' } },
+        runtime: fakeRuntime,
+      });
+      expect(down.runtimeAsOf).toBe(down.outage?.lastSeenAt);
+      expect(down.runtimeAsOf).toBeLessThanOrEqual(down.outage!.since);
+      // Still the same client: forwards and terminals holding it keep it.
+      expect(manager.client(a)).toBe(client);
+
+      await statusOf((status) => (status.outage?.attempt ?? 0) >= 3);
+      client.failure = undefined;
+      const back = await statusOf((status) => status.state === 'connected');
+      expect(back.outage).toBeUndefined();
+      expect(back.error).toBeUndefined();
+      expect(back.connectedAt).toBeGreaterThan(connectedAt);
+      // Each attempt dialled afresh.
+      expect(client.reconnects).toBeGreaterThanOrEqual(3);
+      expect(clients.size).toBe(1);
+    });
+
+    it('resumes subscriptions with a reset, then deltas, and says so when the version changed', async () => {
+      await manager.connect(a);
+      const client = clients.get('unix:///run/a.sock')!;
+      client.pods = [fakePod('p1')];
+      const deltas: ResourceDelta[] = [];
+      const errors: AppError[] = [];
+      manager.watchResources(a, { next: (d) => deltas.push(d), error: (e) => errors.push(e) });
+      await manager.refreshResources(a);
+      expect(deltas.map((d) => d.reset)).toEqual([true]);
+
+      client.failure = gone;
+      client.drop();
+      await statusOf((status) => status.state === 'reconnecting');
+      const before = deltas.length;
+      client.pods = [fakePod('p1'), fakePod('p2')];
+      client.runtime = { ...fakeRuntime, runtimeVersion: '2.0.0' };
+      client.supportsEvents = false;
+      client.failure = undefined;
+      const back = await statusOf((status) => status.state === 'connected');
+      expect(back.runtimeChange).toMatchObject({ from: 'fakerd 1.0.0', to: 'fakerd 2.0.0' });
+      expect(back.runtime?.runtimeVersion).toBe('2.0.0');
+      // Capabilities are probed again: the new version has no events.
+      await statusOf((status) => status.updates === 'polling');
+      expect(manager.statuses().find((n) => n.nodeId === a)?.capabilities?.containerEvents).toBe(
+        'unsupported',
+      );
+
+      await manager.refreshResources(a);
+      const after = deltas.slice(before);
+      expect(after[0]).toMatchObject({ reset: true });
+      expect(after[0]?.pods.upserted.map((pod) => pod.id).sort()).toEqual(['p1', 'p2']);
+      client.pods = [fakePod('p2')];
+      await manager.refreshResources(a);
+      expect(deltas.at(-1)).toMatchObject({ reset: false, pods: { removed: ['p1'] } });
+      expect(errors).toEqual([]);
+    });
+
+    it('re-reads the runtime after a drop it survived, without an outage', async () => {
+      await manager.connect(a);
+      const client = clients.get('unix:///run/a.sock')!;
+      const seen: NodeStatus['state'][] = [];
+      manager.onDidChange((statuses) => {
+        const state = statuses.find((s) => s.nodeId === a)?.state;
+        if (state !== undefined) seen.push(state);
+      });
+      client.runtime = { ...fakeRuntime, runtimeVersion: '1.0.1' };
+      client.drop();
+      const status = await statusOf((candidate) => candidate.runtimeChange !== undefined);
+      expect(status.runtimeChange).toMatchObject({ from: 'fakerd 1.0.0', to: 'fakerd 1.0.1' });
+      expect(seen.every((state) => state === 'connected')).toBe(true);
+      expect(client.reconnects).toBe(1);
+    });
+
+    it('Connect while reconnecting tries at once over a new connection, and says why not', async () => {
+      await manager.connect(a);
+      const client = clients.get('unix:///run/a.sock')!;
+      client.failure = gone;
+      await statusOf((status) => status.state === 'reconnecting');
+      const reconnects = client.reconnects;
+      await expect(manager.connect(a)).rejects.toMatchObject({ message: 'The runtime went away.' });
+      expect(client.reconnects).toBeGreaterThan(reconnects);
+      client.failure = undefined;
+      await expect(manager.connect(a)).resolves.toMatchObject({ state: 'connected' });
+    });
+
+    it('keeps its name when discovery runs again while its runtime is down', async () => {
+      await manager.connect(a);
+      const name = manager.statuses().find((n) => n.nodeId === a)?.name;
+      expect(name).toBe('fakerd (CONTAINER_RUNTIME_ENDPOINT)');
+      clients.get('unix:///run/a.sock')!.failure = gone;
+      await statusOf((status) => status.state === 'reconnecting');
+      discovered = [
+        {
+          ...ready('unix:///run/a.sock'),
+          probe: { state: 'refused', errorCode: 'unavailable', message: 'Nothing answers.' },
+        },
+      ];
+      await manager.discover();
+      expect(manager.statuses().find((n) => n.nodeId === a)?.name).toBe(name);
+    });
+
+    it('stops trying once the user disconnects', async () => {
+      await manager.connect(a);
+      const client = clients.get('unix:///run/a.sock')!;
+      client.failure = gone;
+      await statusOf((status) => status.state === 'reconnecting');
+      await manager.disconnect(a);
+      expect(manager.statuses().find((n) => n.nodeId === a)?.state).toBe('disconnected');
+      expect(client.disposed).toBe(true);
+      const calls = client.calls.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(client.calls.length).toBe(calls);
+    });
   });
 });

@@ -4,29 +4,38 @@ import { DisposableStore, toDisposable, type Disposable } from '../../../../shar
 import type {
   Capabilities,
   DiscoveredEndpoint,
+  DiscoverySource,
+  NodeOutage,
   NodeProfile,
   NodeProfileInput,
   NodeStatus,
   PromptAnswer,
   ResourceDelta,
+  RuntimeChange,
   RuntimeInfo,
   SshConnectionState,
   SshNodeProfile,
 } from '../../../../shared/model';
 import type { DiscoveryOptions, DiscoveryResult } from '../../connect';
-import type { CriClient, CriClientOptions } from '../../cri';
+import { parseEndpoint, type CriClient, type CriClientOptions } from '../../cri';
 import { directDialer, type Dialer } from '../../streaming';
 import { PromptBroker } from '../prompts';
 import { ResourceWatcher, type WatcherTimings } from '../resources';
 import { ProfileStore } from './profile-store';
+import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
+import { watchSocketCreated } from './socket-watch';
 import { sshAddress, sshConnectionKey, type OpenSsh, type SshSession } from './ssh';
 
 /** The parts of a CriClient the services use; tests substitute fakes. */
 export type NodeClient = Pick<
   CriClient,
   | 'capabilities'
+  | 'version'
   | 'runtimeInfo'
+  | 'cgroupDriver'
   | 'probeCapabilities'
+  | 'reconnect'
+  | 'onDidDrop'
   | 'listPods'
   | 'listContainers'
   | 'listImages'
@@ -68,7 +77,12 @@ export interface NodeManagerOptions {
   readonly prompts?: PromptBroker;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly watcherTimings?: Partial<WatcherTimings>;
+  /** How often a connected runtime is probed, and the reconnect backoff (tests shorten them). */
+  readonly monitorTimings?: Partial<RuntimeMonitorTimings>;
 }
+
+/** Deadline of the health probe and of each reconnect attempt's first call. */
+const probeTimeoutMs = 3000;
 
 /** A node discovered on this machine: its id is derived from the endpoint, so it is stable. */
 export function discoveredNodeId(endpoint: string): string {
@@ -87,8 +101,14 @@ interface Connection {
   capabilities: Capabilities;
   updates: 'events' | 'polling';
   connectedAt: number;
+  /** The runtime answers but its lists can't be read: a warning on the card. */
   error: AppError | undefined;
   watcher: ResourceWatcher | undefined;
+  /** Set once the connection is in place (see openConnection). */
+  monitor: RuntimeMonitor | undefined;
+  /** The runtime stopped answering, and since when; undefined while it answers. */
+  outage: NodeOutage | undefined;
+  runtimeChange: RuntimeChange | undefined;
 }
 
 interface NodeEntry {
@@ -129,6 +149,7 @@ export class NodeManager implements Disposable {
   private readonly ownsPrompts: boolean;
   private readonly profiles: ProfileStore;
   private discovered: readonly DiscoveredEndpoint[] = [];
+  private sources: readonly DiscoverySource[] = [];
   private warnings: readonly string[] = [];
   private profileWarnings: readonly string[] = [];
   private readonly connections = new Map<string, Connection>();
@@ -177,7 +198,11 @@ export class NodeManager implements Disposable {
     await this.start();
     await this.runDiscovery();
     this.emit();
-    return { endpoints: this.discovered, warnings: [...this.profileWarnings, ...this.warnings] };
+    return {
+      endpoints: this.discovered,
+      warnings: [...this.profileWarnings, ...this.warnings],
+      sources: this.sources,
+    };
   }
 
   async list(): Promise<readonly NodeStatus[]> {
@@ -208,8 +233,8 @@ export class NodeManager implements Disposable {
     return profile;
   }
 
-  async removeProfile(nodeId: string): Promise<void> {
-    await this.start();
+  /** Throws the AppError removeProfile would: an unknown node, or one only discovered. */
+  checkRemovable(nodeId: string): void {
     const entry = this.requireEntry(nodeId);
     if (entry.origin !== 'saved') {
       throw new AppError({
@@ -218,6 +243,11 @@ export class NodeManager implements Disposable {
         hint: 'Only saved nodes can be removed.',
       });
     }
+  }
+
+  async removeProfile(nodeId: string): Promise<void> {
+    await this.start();
+    this.checkRemovable(nodeId);
     await this.profiles.remove(nodeId);
     // It may live on as a discovered node with the same id; otherwise it is gone.
     const stillDiscovered = this.discovered.some(
@@ -235,7 +265,13 @@ export class NodeManager implements Disposable {
   /** connect() without waiting for startup (which itself auto-connects through here). */
   private async connectEntry(nodeId: string, signal?: AbortSignalLike): Promise<NodeStatus> {
     const entry = this.requireEntry(nodeId);
-    if (this.connections.has(nodeId)) return this.statusOf(entry);
+    const connection = this.connections.get(nodeId);
+    if (connection !== undefined) {
+      // Reconnecting: Connect (or Retry) means now, over a new gRPC connection, not after
+      // the backoff. Rejects with why it did not work; the node goes on reconnecting.
+      if (connection.outage !== undefined) await connection.monitor?.retryNow();
+      return this.statusOf(this.requireEntry(nodeId));
+    }
     const pending = this.connecting.get(nodeId);
     if (pending !== undefined) return pending;
     const attempt = this.openConnection(entry, signal).finally(() => {
@@ -263,6 +299,11 @@ export class NodeManager implements Disposable {
   /** The node's name as the user sees it; the id itself for a node Porthole doesn't know. */
   nodeName(nodeId: string): string {
     return this.entry(nodeId)?.name ?? nodeId;
+  }
+
+  /** Whether Porthole knows the node (saved or discovered), connected or not. */
+  knowsNode(nodeId: string): boolean {
+    return this.entry(nodeId) !== undefined;
   }
 
   /** The client of a connected node; an AppError saying how to connect otherwise. */
@@ -347,6 +388,7 @@ export class NodeManager implements Disposable {
         ...(this.options.env !== undefined && { env: this.options.env }),
       });
       this.discovered = result.endpoints;
+      this.sources = result.sources;
       this.warnings = result.warnings;
     } catch (error) {
       this.warnings = [`Discovery failed: ${toAppErrorData(error).message}`];
@@ -379,18 +421,20 @@ export class NodeManager implements Disposable {
     );
     const taken = new Set(saved.flatMap((entry) => [entry.nodeId, entry.endpoint]));
     const discovered: NodeEntry[] = this.discovered
-      // A well-known socket that doesn't exist is noise; one the user configured is not.
-      .filter((endpoint) => endpoint.probe.state !== 'absent' || endpoint.source !== 'well-known')
+      // A well-known socket that doesn't exist is noise, and so is a lab that is down; a
+      // socket the user configured is not.
+      .filter(
+        (endpoint) =>
+          endpoint.probe.state !== 'absent' ||
+          (endpoint.source !== 'well-known' && endpoint.source !== 'lab'),
+      )
       .filter(
         (endpoint) =>
           !taken.has(endpoint.endpoint) && !taken.has(discoveredNodeId(endpoint.endpoint)),
       )
       .map((endpoint) => ({
         nodeId: discoveredNodeId(endpoint.endpoint),
-        name:
-          endpoint.probe.state === 'ready'
-            ? `${endpoint.probe.info.runtimeName} (${endpoint.origin})`
-            : endpoint.origin,
+        name: this.discoveredName(endpoint),
         origin: 'discovered',
         kind: 'local',
         endpoint: endpoint.endpoint,
@@ -404,6 +448,21 @@ export class NodeManager implements Disposable {
     const listed = new Set([...saved, ...discovered].map((entry) => entry.nodeId));
     const orphans = [...this.connections.keys()].filter((id) => !listed.has(id));
     return [...saved, ...discovered, ...orphans.flatMap((id) => this.orphanEntry(id))];
+  }
+
+  /**
+   * "containerd (CONTAINER_RUNTIME_ENDPOINT)": the runtime that answered discovery, or, for
+   * a connected node whose runtime is down as discovery runs again, the one it knows — a
+   * node is not renamed because its runtime is restarting.
+   */
+  private discoveredName(endpoint: DiscoveredEndpoint): string {
+    // A lab runtime's origin ("lab containerd-2") already says what it is.
+    if (endpoint.source === 'lab') return endpoint.origin;
+    const runtime =
+      endpoint.probe.state === 'ready'
+        ? endpoint.probe.info
+        : this.connections.get(discoveredNodeId(endpoint.endpoint))?.runtime;
+    return runtime === undefined ? endpoint.origin : `${runtime.runtimeName} (${endpoint.origin})`;
   }
 
   private readonly orphanEntries = new Map<string, NodeEntry>();
@@ -435,14 +494,20 @@ export class NodeManager implements Disposable {
     };
     if (connection !== undefined) {
       const ssh = connection.sshState;
-      // While SSH reconnects the node is on its way back, not failed: what the runtime
-      // calls fail with meanwhile is the dropped connection, which `ssh` explains.
-      const reconnecting = ssh?.state === 'reconnecting';
-      const error = reconnecting ? undefined : connection.error;
+      const outage = connection.outage;
+      // While SSH or the runtime is away the node is on its way back, not failed: calls
+      // fail meanwhile with the dropped connection, which `ssh` or `outage` explains.
+      const reconnecting = ssh?.state === 'reconnecting' || outage !== undefined;
+      const warning = reconnecting || connection.error === undefined ? undefined : connection.error;
+      const error = outage?.error ?? (warning !== undefined ? toAppErrorData(warning) : undefined);
       return {
         ...base,
-        state: reconnecting ? 'connecting' : error === undefined ? 'connected' : 'failed',
-        ...(error !== undefined && { error: toAppErrorData(error) }),
+        state: reconnecting ? 'reconnecting' : 'connected',
+        ...(error !== undefined && { error }),
+        ...(outage !== undefined && { outage, runtimeAsOf: outage.lastSeenAt }),
+        ...(connection.runtimeChange !== undefined && {
+          runtimeChange: connection.runtimeChange,
+        }),
         runtime: connection.runtime,
         capabilities: connection.capabilities,
         updates: connection.updates,
@@ -527,6 +592,9 @@ export class NodeManager implements Disposable {
         connectedAt: Date.now(),
         error: undefined,
         watcher: undefined,
+        monitor: undefined,
+        outage: undefined,
+        runtimeChange: undefined,
       };
       store.add(
         client.capabilities.onDidChange((next) => {
@@ -538,6 +606,7 @@ export class NodeManager implements Disposable {
       if (ssh !== undefined) {
         store.add(ssh.onDidChangeState((state) => this.onSshState(nodeId, connection, state)));
       }
+      connection.monitor = store.add(this.createMonitor(nodeId, connection));
       this.orphanEntries.set(nodeId, entry);
       this.connections.set(nodeId, connection);
       // Lost between the login and now: shown (and cleaned up) like any later loss.
@@ -612,6 +681,9 @@ export class NodeManager implements Disposable {
   private onSshState(nodeId: string, connection: Connection, state: SshConnectionState): void {
     if (this.connections.get(nodeId) !== connection) return;
     connection.sshState = state;
+    // SSH is back: the runtime behind it may answer again, try now rather than at the
+    // next step of the backoff.
+    if (state.state === 'connected') connection.monitor?.check();
     if (state.state === 'disconnected') {
       const name = this.entry(nodeId)?.name ?? nodeId;
       const error = new AppError({
@@ -627,18 +699,80 @@ export class NodeManager implements Disposable {
   }
 
   private createWatcher(nodeId: string, connection: Connection): ResourceWatcher {
-    return new ResourceWatcher({
+    const watcher = new ResourceWatcher({
       nodeId,
       client: connection.client,
       useEvents: connection.updates === 'events',
       ...(this.options.watcherTimings !== undefined && { timings: this.options.watcherTimings }),
       onHealth: (error) => {
+        // A failed list may be the runtime going away: the monitor has the verdict.
+        if (error !== undefined) connection.monitor?.check();
         const changed = (connection.error?.message ?? '') !== (error?.message ?? '');
         connection.error = error;
         if (changed) this.emit();
       },
       onEventsUnsupported: () => {
         connection.updates = 'polling';
+        this.emit();
+      },
+    });
+    // Subscribed while the runtime is down: nothing to read until it is back.
+    if (connection.outage !== undefined) watcher.suspend();
+    return watcher;
+  }
+
+  /**
+   * The connection's health (see RuntimeMonitor): a runtime that stops answering puts
+   * the node in `reconnecting` and its watcher on hold; each attempt dials the socket
+   * afresh and reads the runtime's facts again; once it answers, the node is connected,
+   * its subscribers get a reset, and its capabilities are probed again in the background
+   * (the runtime may have been upgraded meanwhile).
+   */
+  private createMonitor(nodeId: string, connection: Connection): RuntimeMonitor {
+    const { client } = connection;
+    // A local runtime re-creates its socket as it restarts: the moment to try again.
+    const socketPath =
+      connection.ssh === undefined ? localSocketPath(this.entry(nodeId)) : undefined;
+    const current = (): boolean => this.connections.get(nodeId) === connection;
+    return new RuntimeMonitor({
+      ...(this.options.monitorTimings !== undefined && { timings: this.options.monitorTimings }),
+      onDidDrop: (listener) => client.onDidDrop(listener),
+      ...(socketPath !== undefined && {
+        watchReturn: (listener: () => void) => watchSocketCreated(socketPath, listener),
+      }),
+      probe: async (signal) => {
+        await client.version({ signal, timeoutMs: probeTimeoutMs });
+      },
+      reconnect: async (signal) => {
+        client.reconnect();
+        const runtime = await client.runtimeInfo({ signal, timeoutMs: probeTimeoutMs });
+        if (signal.aborted || !current()) return;
+        const from = runtimeLabel(connection.runtime);
+        const to = runtimeLabel(runtime);
+        if (from !== to) connection.runtimeChange = { from, to, at: Date.now() };
+        connection.runtime = runtime;
+        const events = connection.updates === 'events';
+        connection.watcher?.resume(events);
+        client.probeCapabilities({ signal }).then(
+          (capabilities) => {
+            if (signal.aborted || !current()) return;
+            connection.capabilities = capabilities;
+            const supported = capabilities.containerEvents === 'supported';
+            connection.updates = supported ? 'events' : 'polling';
+            if (supported !== events) connection.watcher?.resume(supported);
+            this.emit();
+          },
+          // Left as they were: the next drop probes again.
+          () => undefined,
+        );
+        this.emit();
+      },
+      onChange: (outage) => {
+        if (!current()) return;
+        const wasDown = connection.outage !== undefined;
+        connection.outage = outage;
+        if (outage !== undefined && !wasDown) connection.watcher?.suspend();
+        if (outage === undefined && wasDown) connection.connectedAt = Date.now();
         this.emit();
       },
     });
@@ -704,6 +838,21 @@ function connectionKey(entry: NodeEntry): string {
   const profile = entry.profile;
   if (profile?.kind === 'ssh') return `ssh ${sshConnectionKey(profile)}`;
   return `local ${entry.endpoint} ${entry.imageEndpoint ?? ''}`;
+}
+
+/** A local node's runtime socket, when its endpoint is one Porthole can dial. */
+function localSocketPath(entry: NodeEntry | undefined): string | undefined {
+  if (entry === undefined || entry.kind !== 'local') return undefined;
+  try {
+    return parseEndpoint(entry.endpoint).path;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a runtime introduces itself, for "containerd 1.6.20 → 2.1.9". */
+function runtimeLabel(runtime: RuntimeInfo): string {
+  return `${runtime.runtimeName} ${runtime.runtimeVersion}`;
 }
 
 function cancelledAttempt(name: string): AppError {

@@ -18,7 +18,7 @@ describe('prompts over the RPC', () => {
     dir = await mkdtemp(join(tmpdir(), 'porthole-prompts-'));
     core = createCoreServices({
       configDir: dir,
-      discover: () => Promise.resolve({ endpoints: [], warnings: [] }),
+      discover: () => Promise.resolve({ endpoints: [], warnings: [], sources: [] }),
       createClient: ({ endpoint }) => new FakeNodeClient(endpoint),
       openSsh: async (profile, options) => {
         await fakeLogin(profile.name, options, {

@@ -69,6 +69,10 @@ export class ResourceWatcher implements Disposable {
   private refreshing = false;
   private dirty = false;
   private disposed = false;
+  /** Moves on each resume: a refresh begun before it must not become the new snapshot. */
+  private generation = 0;
+  /** The runtime is down: no polling, no event stream, no refreshes until resume(). */
+  private suspended = false;
   private readonly refreshed = new Set<() => void>();
 
   constructor(private readonly options: ResourceWatcherOptions) {
@@ -93,9 +97,40 @@ export class ResourceWatcher implements Disposable {
     return toDisposable(() => this.sinks.delete(sink));
   }
 
+  /**
+   * The runtime is gone for now: stop asking it. Subscribers stay, and keep the last
+   * state they were sent.
+   */
+  suspend(): void {
+    if (this.disposed || this.suspended) return;
+    this.suspended = true;
+    this.events?.dispose();
+    this.events = undefined;
+    this.clearTimers();
+  }
+
+  /**
+   * The runtime is back, and may have changed while away (restarted, upgraded): every
+   * subscriber gets a reset with the state read now, then deltas again, from events when
+   * `useEvents` (the runtime as it is now supports them) or by polling.
+   */
+  resume(useEvents: boolean): void {
+    if (this.disposed) return;
+    this.suspended = false;
+    this.events?.dispose();
+    this.events = undefined;
+    this.clearTimers();
+    this.snapshot = undefined;
+    this.generation += 1;
+    this.useEvents = useEvents;
+    if (useEvents) this.startEvents();
+    else this.poll(this.timings.pollIntervalMs);
+    this.refresh();
+  }
+
   /** Asks for a refresh now (e.g. after Porthole itself changed something). */
   refresh(): void {
-    if (this.disposed) return;
+    if (this.disposed || this.suspended) return;
     if (this.refreshing) {
       this.dirty = true;
       return;
@@ -105,7 +140,7 @@ export class ResourceWatcher implements Disposable {
 
   /** Resolves after the next refresh completes (for callers that just changed something). */
   refreshNow(): Promise<void> {
-    if (this.disposed) return Promise.resolve();
+    if (this.disposed || this.suspended) return Promise.resolve();
     return new Promise((resolve) => {
       this.refreshed.add(resolve);
       this.refresh();
@@ -143,7 +178,7 @@ export class ResourceWatcher implements Disposable {
 
   private onEventsEnded(error: AppError | undefined): void {
     this.events = undefined;
-    if (this.disposed) return;
+    if (this.disposed || this.suspended) return;
     this.poll(this.timings.pollIntervalMs);
     // Events may have been lost while the stream was down.
     this.refresh();
@@ -154,7 +189,7 @@ export class ResourceWatcher implements Disposable {
     }
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      if (!this.disposed && this.useEvents) this.startEvents();
+      if (!this.disposed && !this.suspended && this.useEvents) this.startEvents();
     }, this.timings.eventsRetryMs);
   }
 
@@ -197,14 +232,16 @@ export class ResourceWatcher implements Disposable {
 
   private async refreshOnce(): Promise<void> {
     const { client, nodeId } = this.options;
+    const generation = this.generation;
     let lists: [PodSandbox[], Container[], Image[]];
     try {
       lists = await Promise.all([client.listPods(), client.listContainers(), client.listImages()]);
     } catch (error) {
-      if (!this.disposed) this.options.onHealth?.(toAppError(error));
+      if (!this.disposed && !this.suspended) this.options.onHealth?.(toAppError(error));
       return;
     }
-    if (this.disposed) return;
+    // Read before a suspend (or a resume that wants a fresh reset): out of date.
+    if (this.disposed || this.suspended || this.generation !== generation) return;
     this.options.onHealth?.(undefined);
     const tag = <T>(item: T): OnNode<T> => ({ ...item, nodeId });
     const pods = lists[0].map(tag);

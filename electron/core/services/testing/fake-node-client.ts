@@ -2,6 +2,7 @@ import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
+  CgroupDriverInfo,
   Container,
   Image,
   PodSandbox,
@@ -76,7 +77,12 @@ export class FakeNodeClient implements NodeClient {
   supportsEvents = true;
   disposed = false;
   listCalls = 0;
+  /** What Version and Status report: change it to play an upgraded runtime. */
+  runtime: RuntimeInfo = fakeRuntime;
+  /** How many times the connection was swapped for a new one. */
+  reconnects = 0;
   private readonly observers = new Set<Observer>();
+  private readonly dropListeners = new Set<() => void>();
   readonly calls: string[] = [];
 
   constructor(readonly endpoint: string) {}
@@ -106,9 +112,35 @@ export class FakeNodeClient implements NodeClient {
     return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
   }
 
+  /** Plays the runtime closing the connection (it stopped or restarted). */
+  drop(): void {
+    for (const listener of [...this.dropListeners]) listener();
+  }
+
+  onDidDrop(listener: () => void): Disposable {
+    this.dropListeners.add(listener);
+    return toDisposable(() => this.dropListeners.delete(listener));
+  }
+
+  reconnect(): void {
+    this.reconnects++;
+    this.calls.push('reconnect');
+  }
+
+  async version(): Promise<Awaited<ReturnType<NodeClient['version']>>> {
+    await this.check('version');
+    const { runtimeName, runtimeVersion, runtimeApiVersion, apiVersion } = this.runtime;
+    return { runtimeName, runtimeVersion, runtimeApiVersion, apiVersion };
+  }
+
   async runtimeInfo(): Promise<RuntimeInfo> {
     await this.check('runtimeInfo');
-    return fakeRuntime;
+    return this.runtime;
+  }
+
+  async cgroupDriver(): Promise<CgroupDriverInfo> {
+    await this.check('cgroupDriver');
+    return { driver: 'cgroupfs', from: 'RuntimeConfig' };
   }
 
   async probeCapabilities(): Promise<Capabilities> {
@@ -213,6 +245,7 @@ export class FakeNodeClient implements NodeClient {
   dispose(): void {
     this.disposed = true;
     this.observers.clear();
+    this.dropListeners.clear();
   }
 }
 
@@ -230,5 +263,6 @@ export function discoverOnly(endpoint: string): () => Promise<DiscoveryResult> {
         },
       ],
       warnings: [],
+      sources: [],
     });
 }

@@ -140,9 +140,11 @@ export class WebSocketRemoteConnection implements RemoteConnection {
 
   private onError(error: Error): void {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    this.failure ??= code.startsWith('WS_ERR_')
-      ? malformed('invalid WebSocket framing.', error.message)
-      : lost(error.message);
+    // A protocol violation: end now rather than wait (up to 30 s) for a close frame from
+    // a server that sends garbage.
+    if (code.startsWith('WS_ERR_'))
+      this.abort(malformed('invalid WebSocket framing.', error.message));
+    else this.failure ??= lost(error.message);
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {

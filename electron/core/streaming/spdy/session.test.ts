@@ -535,11 +535,26 @@ describe('SpdySession against an in-process spdystream-like server', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
   });
 
-  it('drops DATA for unknown streams and keeps going', async () => {
+  it('drops late DATA for a stream that is over and keeps going', async () => {
     const { session, connection } = await start();
-    connection.sendRaw(encodeDataFrame(99, 0, Buffer.from('stray')));
-    const stream = await open(session, { streamtype: 'stdout' });
-    expect(stream.id).toBe(1);
+    const serverSide = nextServerStream(connection);
+    const first = await open(session, { streamtype: 'stdout' });
+    (await serverSide).reset(RstStatus.Cancel);
+    await until(() => first.remoteResetStatus !== undefined);
+    connection.sendRaw(encodeDataFrame(first.id, 0, Buffer.from('late')));
+    const second = await open(session, { streamtype: 'stdout' });
+    expect(second.id).toBe(3);
     expect(session.closed).toBe(false);
+  });
+
+  it('fails the session on DATA for a stream that was never opened', async () => {
+    const { session, connection } = await start();
+    const closed = new Promise<AppError | undefined>((resolve) => session.onDidClose(resolve));
+    connection.sendRaw(encodeDataFrame(99, 0, Buffer.from('stray')));
+    const error = await closed;
+    expect(error).toMatchObject({
+      code: 'protocol-error',
+      detail: 'DATA frame for stream 99, which was never opened',
+    });
   });
 });

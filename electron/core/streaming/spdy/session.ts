@@ -92,9 +92,15 @@ export interface SessionOptions {
   readonly maxDataFrameSize?: number;
   /** Readable buffer of each stream before it pauses the session (default 256 KiB). */
   readonly streamReadableHighWaterMark?: number;
+  /**
+   * How long a frame may stay incomplete with no byte arriving while we read (default
+   * 10 s): a server that announces more than it sends would otherwise hang the session.
+   */
+  readonly frameTimeoutMs?: number;
 }
 
 export const DEFAULT_STREAM_TIMEOUT_MS = 30_000;
+export const DEFAULT_FRAME_TIMEOUT_MS = 10_000;
 export const DEFAULT_PING_TIMEOUT_MS = 30_000;
 /**
  * DATA frames we send carry at most 64 KiB. spdystream allocates each frame whole
@@ -179,6 +185,11 @@ export function normalizeHeaders(headers: HeaderMap): HeaderMap {
   return Object.freeze(Object.fromEntries(out));
 }
 
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
 /** A listener's bug must not break the others, nor escape into a socket event handler. */
 function notify(listener: (error?: AppError) => void, error: AppError | undefined): void {
   try {
@@ -225,6 +236,9 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   private readonly closeListeners = new Set<(error?: AppError) => void>();
   private socketError: Error | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  private readonly frameTimeoutMs: number;
+  /** Runs while a frame is incomplete and no byte came since: see watchIncompleteFrame. */
+  private frameTimer: NodeJS.Timeout | undefined;
 
   constructor(socket: Duplex, options: SessionOptions) {
     this.socket = socket;
@@ -241,6 +255,7 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
     }
     this.readableHighWaterMark =
       options.streamReadableHighWaterMark ?? DEFAULT_STREAM_HIGH_WATER_MARK;
+    this.frameTimeoutMs = options.frameTimeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS;
     this.parser = new FrameParser(this);
 
     socket.on('data', this.onSocketData);
@@ -444,8 +459,13 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
 
   onDataFrame(streamId: number, flags: number, piece: Buffer, last: boolean): void {
     const stream = this.streams.get(streamId);
-    // Data for a stream that is over (reset, refused, unknown) is dropped, as spdystream does.
-    if (stream === undefined) return;
+    if (stream === undefined) {
+      // Data for a stream that is over (reset, refused) is dropped, as spdystream does. One
+      // that never existed (CRI servers open no streams; ours are odd and increasing) is
+      // not a late frame but a broken byte stream: garbage after the upgrade looks so.
+      if (streamId % 2 === 1 && streamId < this.nextStreamId) return;
+      throw new FrameError(`DATA frame for stream ${streamId}, which was never opened`);
+    }
     if (piece.length > 0 && !stream.handleData(piece) && stream.isLive) {
       this.stalled.add(stream);
       this.updateReading();
@@ -525,7 +545,35 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
       this.parser.push(chunk);
     } catch (error) {
       this.frameFailure(error);
+      return;
     }
+    this.watchIncompleteFrame();
+  }
+
+  /**
+   * A frame that stops half-way (a header announcing more than ever comes) would leave the
+   * session waiting for ever: once no byte arrived for `frameTimeoutMs` while we were
+   * reading and a frame is incomplete, the runtime broke the protocol. Any byte restarts
+   * the clock; a paused socket (our consumer is behind) does not count.
+   */
+  private watchIncompleteFrame(): void {
+    if (this.frameTimer !== undefined) clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
+    if (this.isClosed || this.parser.atFrameBoundary) return;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = undefined;
+      if (this.isClosed || this.parser.atFrameBoundary) return;
+      if (this.socketPaused) {
+        this.watchIncompleteFrame();
+        return;
+      }
+      this.protocolFailure(
+        new FrameError(
+          `An incomplete SPDY frame, then nothing for ${formatSeconds(this.frameTimeoutMs)}`,
+        ),
+      );
+    }, this.frameTimeoutMs);
+    this.frameTimer.unref();
   }
 
   private readonly onSocketEnd = (): void => {
@@ -823,6 +871,8 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   private close(cause: CloseCause): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    if (this.frameTimer !== undefined) clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
     const sessionError = cause.kind === 'failed' ? cause.error : undefined;
     this.closeError = sessionError;
     const streamError =

@@ -202,6 +202,8 @@ export async function upgradeToSpdy(options: UpgradeOptions): Promise<SpdySessio
               head,
               ...(upgraded !== raw && { underlying: raw }),
               ...(opts.streamTimeoutMs !== undefined && { streamTimeoutMs: opts.streamTimeoutMs }),
+              // The bound the caller set on the upgrade also bounds a frame that stalls.
+              frameTimeoutMs: timeoutMs,
             }),
           ),
         );

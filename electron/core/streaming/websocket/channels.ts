@@ -219,17 +219,23 @@ export class ChannelConnection implements Disposable {
 
   private onSocketError(error: Error): void {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    // ws reports protocol violations (bad opcode, oversized message…) as WS_ERR_*.
-    this.failure ??= code.startsWith('WS_ERR_')
-      ? new AppError(
+    // ws reports protocol violations (bad opcode, oversized message…) as WS_ERR_*. It then
+    // sends a close frame and waits up to 30 s for the server's: a server that sends
+    // garbage won't answer, so end the connection now.
+    if (code.startsWith('WS_ERR_')) {
+      this.fail(
+        new AppError(
           {
             code: 'protocol-error',
             message: 'The stream server broke the WebSocket protocol.',
             detail: error.message,
           },
           { cause: error },
-        )
-      : this.lost(error.message);
+        ),
+      );
+      return;
+    }
+    this.failure ??= this.lost(error.message);
   }
 
   private fail(error: AppError): void {

@@ -20,6 +20,7 @@ import {
   type Dialer,
   type StreamTlsOptions,
 } from '../dial';
+import { guardIncompleteFrames } from './frame-guard';
 import { upgradeFailure, upgradeRefused } from './upgrade-error';
 
 export type { StreamTlsOptions } from '../dial';
@@ -30,7 +31,10 @@ export interface WebSocketConnectOptions {
   readonly protocols: readonly string[];
   readonly dialer?: Dialer;
   readonly tls?: StreamTlsOptions;
-  /** Bound on dial + TLS + HTTP upgrade. */
+  /**
+   * Bound on dial + TLS + HTTP upgrade, and on a frame that stalls half-way once the
+   * socket is open (see frame-guard.ts).
+   */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** Largest message accepted from the server (bounds memory per message). */
@@ -210,6 +214,7 @@ function upgrade(
       // writes right after the upgrade (often in the same packet as the 101), and its
       // status and close may follow before our promise continuation runs.
       ws.pause();
+      guardIncompleteFrames(ws, socket, options.timeoutMs ?? defaultUpgradeTimeoutMs);
       settle(undefined);
     };
     const onUnexpected = (_request: unknown, response: IncomingMessage): void => {

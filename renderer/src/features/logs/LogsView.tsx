@@ -70,11 +70,16 @@ function ContainerPicker({ controller }: { controller: LogsController }) {
     }));
   }, [containers, pods, nodes]);
   const selected = target === undefined ? '' : targetKey(target);
-  const listed = groups.some((group) => group.entries.some((entry) => entry.key === selected));
+  const chosen = groups
+    .flatMap((group) => group.entries.map((entry) => ({ entry, node: group.name })))
+    .find(({ entry }) => entry.key === selected);
+  const listed = chosen !== undefined;
   return (
     <select
       className="select log-container-select"
       aria-label="Container"
+      // A long pod › container name may not fit: the whole of it on hover.
+      title={chosen === undefined ? undefined : `${chosen.entry.label}\non ${chosen.node}`}
       value={selected}
       onChange={(event) => {
         const entry = groups

@@ -4,7 +4,7 @@ import { useModel, useNodes } from '../../app/context';
 import { CopyButton } from '../../app/CopyButton';
 import { Badge, StateBadge } from '../../ui/Badge';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { formatAge } from '../../ui/format';
+import { formatAge, formatClock } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { useNow } from '../../ui/clock';
 import {
@@ -14,6 +14,7 @@ import {
   openNodeForm,
   versionCommand,
 } from './actions';
+import { asOfText, NodeDownBanner } from './outage';
 
 /** What each capability means, in the words a node debugger would use. */
 const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string>> = {
@@ -33,6 +34,38 @@ const capabilityMarks: Readonly<Record<CapabilityState, string>> = {
   unknown: '?',
 };
 
+/** The CRI call that proves each capability, and the crictl command that makes it. */
+const capabilityProbes: Readonly<
+  Record<(typeof capabilityNames)[number], { readonly method: string; readonly crictl: string }>
+> = {
+  containerEvents: { method: 'GetContainerEvents', crictl: 'crictl events' },
+  runtimeConfig: { method: 'RuntimeConfig', crictl: 'crictl runtime-config' },
+  podSandboxStats: { method: 'ListPodSandboxStats', crictl: 'crictl statsp' },
+  containerStats: { method: 'ListContainerStats', crictl: 'crictl stats' },
+  metricDescriptors: { method: 'ListMetricDescriptors', crictl: 'crictl metricdescs' },
+  podSandboxMetrics: { method: 'ListPodSandboxMetrics', crictl: 'crictl metricsp' },
+  imageFsInfo: { method: 'ImageFsInfo', crictl: 'crictl imagefsinfo' },
+  checkpointContainer: { method: 'CheckpointContainer', crictl: 'crictl checkpoint <container>' },
+};
+
+/** What a mark means, and for "?" what unknown means and how to find out. */
+export function capabilityTooltip(
+  name: (typeof capabilityNames)[number],
+  state: CapabilityState,
+): string {
+  const { method, crictl } = capabilityProbes[name];
+  switch (state) {
+    case 'supported':
+      return `Supported: the runtime answered ${method}.`;
+    case 'unsupported':
+      return `Not supported: the runtime answered ${method} with “unimplemented”.`;
+    case 'unknown':
+      return name === 'checkpointContainer'
+        ? `Unknown: Porthole never calls ${method} by itself, since it writes a checkpoint of a container. To find out, try \`${crictl}\` on the node: “unimplemented” means not supported.`
+        : `Unknown: ${method} failed when Porthole probed it, for a reason other than “unimplemented” (for example a pod without a cgroup), so it can't tell yet. It is settled the first time the call gets an answer; to find out now, run \`${crictl}\` on the node.`;
+  }
+}
+
 function Capabilities({ node }: { node: NodeStatus }) {
   const capabilities = node.capabilities;
   if (capabilities === undefined) return null;
@@ -41,7 +74,12 @@ function Capabilities({ node }: { node: NodeStatus }) {
       <h4 className="section-title">Capabilities</h4>
       <ul className="capabilities list-plain" aria-label={`Capabilities of ${node.name}`}>
         {capabilityNames.map((name) => (
-          <li key={name} className="capability" data-state={capabilities[name]}>
+          <li
+            key={name}
+            className="capability"
+            data-state={capabilities[name]}
+            title={capabilityTooltip(name, capabilities[name])}
+          >
             <span className="capability-mark" aria-hidden>
               {capabilityMarks[capabilities[name]]}
             </span>
@@ -72,9 +110,13 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
   const runtime = node.runtime;
   if (runtime === undefined) return null;
   const ssh = sshState(node, now);
+  const asOf = asOfText(node, now);
   return (
     <>
-      <dl className="props">
+      {asOf !== undefined && (
+        <p className="node-card-stale muted">Last known, {asOf}: the runtime does not answer.</p>
+      )}
+      <dl className={asOf !== undefined ? 'props stale' : 'props'}>
         {ssh !== undefined && (
           <>
             <dt>SSH</dt>
@@ -93,6 +135,15 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         <dd>
           {runtime.runtimeName} {runtime.runtimeVersion}
         </dd>
+        {node.runtimeChange !== undefined && (
+          <>
+            <dt>Changed</dt>
+            <dd>
+              {node.runtimeChange.from} → {node.runtimeChange.to}{' '}
+              <span className="faint">at {formatClock(node.runtimeChange.at)}</span>
+            </dd>
+          </>
+        )}
         <dt>CRI API</dt>
         <dd>
           {runtime.runtimeApiVersion}
@@ -108,11 +159,21 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
             </dd>
           </>
         )}
-        {node.connectedAt !== undefined && (
+        {node.outage !== undefined ? (
           <>
-            <dt>Connected</dt>
-            <dd>{formatAge(node.connectedAt, now)} ago</dd>
+            <dt>Down</dt>
+            <dd>
+              since {formatClock(node.outage.since)}{' '}
+              <span className="faint">({formatAge(node.outage.since, now)})</span>
+            </dd>
           </>
+        ) : (
+          node.connectedAt !== undefined && (
+            <>
+              <dt>Connected</dt>
+              <dd>{formatAge(node.connectedAt, now)} ago</dd>
+            </>
+          )
         )}
         {runtime.handlers.length > 0 && (
           <>
@@ -122,8 +183,10 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         )}
       </dl>
       {runtime.conditions.length > 0 && (
-        <div className="section">
-          <h4 className="section-title">Conditions</h4>
+        <div className={asOf !== undefined ? 'section stale' : 'section'}>
+          <h4 className="section-title">
+            Conditions{asOf !== undefined && <span className="muted"> · last known</span>}
+          </h4>
           <ul className="conditions list-plain">
             {runtime.conditions.map((condition) => (
               <li key={condition.type} className="condition">
@@ -149,6 +212,7 @@ export function NodeCard({ node }: { node: NodeStatus }) {
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   const connected = node.state === 'connected';
+  const reconnecting = node.state === 'reconnecting';
   const busy = pending !== undefined || node.state === 'connecting';
 
   return (
@@ -171,7 +235,8 @@ export function NodeCard({ node }: { node: NodeStatus }) {
         <StateBadge state={pending === 'connecting' ? 'connecting' : node.state} />
       </header>
       <div className="node-card-body">
-        {node.error !== undefined && node.state !== 'connected' && (
+        {reconnecting && <NodeDownBanner node={node} />}
+        {node.error !== undefined && !connected && !reconnecting && (
           <ErrorBanner error={node.error} />
         )}
         {node.error !== undefined && node.state === 'connected' && (
@@ -184,7 +249,7 @@ export function NodeCard({ node }: { node: NodeStatus }) {
         )}
       </div>
       <footer className="node-card-actions">
-        {connected ? (
+        {connected || reconnecting ? (
           <>
             <button
               type="button"

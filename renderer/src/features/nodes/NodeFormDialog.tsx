@@ -1,7 +1,7 @@
 import { useState, type ReactElement } from 'react';
 import type { NodeStatus } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
-import { runAction } from '../../app/model';
+import { nodeTopic, runAction } from '../../app/model';
 import { Dialog } from '../../ui/Dialog';
 import { withPending } from './nodes-store';
 import {
@@ -55,6 +55,7 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
       await withPending(model.nodes, saved.id, 'connecting', () =>
         runAction(model, () => model.client.services.nodes.connect(saved.id), {
           failure: `Could not connect to ${saved.name}`,
+          topic: nodeTopic(saved.id),
         }),
       );
     }

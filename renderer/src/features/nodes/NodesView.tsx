@@ -6,8 +6,10 @@ import { useModel, useNodes } from '../../app/context';
 import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
+import { plural } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { openNodeForm } from './actions';
+import { labUpCommand, summarizeDiscovery } from './discovery-summary';
 import { NodeCard } from './NodeCard';
 
 /** Sockets discovery found but could not use: worth showing, with the reason and the fix. */
@@ -49,19 +51,86 @@ function DiscoveryFindings({ endpoints }: { endpoints: readonly DiscoveredEndpoi
   );
 }
 
+/**
+ * What the last Discover did, always: the runtimes it found, or every place it looked and
+ * what it found there, so a Discover that finds nothing still says something.
+ */
+function DiscoveryOutcome({
+  report,
+  at,
+  same,
+}: {
+  report: DiscoveryReport;
+  at: number;
+  /** It found what the Discover before it found. */
+  same: boolean;
+}) {
+  const nodes = useNodes((state) => state.nodes);
+  const summary = summarizeDiscovery(
+    report,
+    (endpoint) => nodes.find((node) => node.kind === 'local' && node.endpoint === endpoint)?.name,
+  );
+  const time = new Date(at).toLocaleTimeString();
+  const count = summary.found.length;
+  return (
+    <div className="discovery-outcome" role="status" aria-label="Discovery">
+      <Icon name={count > 0 ? 'check' : 'info'} size={14} />
+      <div>
+        {count > 0 ? (
+          <>
+            Discover found {plural(count, 'runtime')}:{' '}
+            {summary.found.map((found, index) => (
+              <span key={found.endpoint}>
+                {index > 0 && ', '}
+                <span title={found.endpoint}>{found.name}</span>
+              </span>
+            ))}
+            {same ? ', as before' : ''} <span className="faint">({time})</span>
+          </>
+        ) : (
+          <>
+            Discover found no runtime{same ? ', as before' : ''}{' '}
+            <span className="faint">({time})</span>. It looked at:
+          </>
+        )}
+        {count === 0 && (
+          <ul className="discovery-places list-plain">
+            {summary.lookedAt.map((place) => (
+              <li key={place.where}>
+                <code>{place.where}</code> <span className="muted">— {place.outcome}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
 export function NodesView() {
   const model = useModel();
   const nodes = useNodes((state) => state.nodes);
   const loaded = useNodes((state) => state.loaded);
   const error = useNodes((state) => state.error);
-  const [report, setReport] = useState<DiscoveryReport | undefined>();
+  const [report, setReport] = useState<
+    { report: DiscoveryReport; at: number; same: boolean } | undefined
+  >();
   const [discoveryError, setDiscoveryError] = useState<AppErrorData | undefined>();
   const [discovering, setDiscovering] = useState(false);
 
   const discover = useCallback(async () => {
     setDiscovering(true);
     try {
-      setReport(await model.client.services.nodes.discover());
+      const next = await model.client.services.nodes.discover();
+      const found = (candidate: DiscoveryReport): string =>
+        summarizeDiscovery(candidate)
+          .found.map((entry) => entry.endpoint)
+          .join('\n');
+      setReport((previous) => ({
+        report: next,
+        at: Date.now(),
+        same: previous !== undefined && found(previous.report) === found(next),
+      }));
       setDiscoveryError(undefined);
     } catch (failure) {
       setDiscoveryError(toAppErrorData(failure));
@@ -76,7 +145,21 @@ export function NodesView() {
 
   const connected = nodes.filter((node) => node.state === 'connected').length;
   const known = new Set(nodes.map((node) => node.endpoint));
-  const findings = report === undefined ? [] : unusable(report, known);
+  const findings = report === undefined ? [] : unusable(report.report, known);
+  const labStateFile =
+    report === undefined ? undefined : summarizeDiscovery(report.report).labStateFile;
+  const discoverButton = (primary: boolean) => (
+    <button
+      type="button"
+      className={primary ? 'btn btn-primary' : 'btn'}
+      disabled={discovering}
+      onClick={() => void discover()}
+      title="Look for runtimes on this machine again: the sockets crictl knows, crictl.yaml, and Porthole's lab"
+    >
+      <Icon name="refresh" size={14} />
+      {discovering ? 'Discovering…' : 'Discover'}
+    </button>
+  );
 
   return (
     <div className="view">
@@ -85,16 +168,7 @@ export function NodesView() {
           <Icon name="plus" size={14} />
           Add node
         </button>
-        <button
-          type="button"
-          className="btn"
-          disabled={discovering}
-          onClick={() => void discover()}
-          title="Probe this machine's runtime sockets again, in crictl's order"
-        >
-          <Icon name="refresh" size={14} />
-          {discovering ? 'Discovering…' : 'Discover'}
-        </button>
+        {discoverButton(false)}
         <span className="toolbar-spacer" />
         <span className="toolbar-status">
           {connected} of {nodes.length} {nodes.length === 1 ? 'node' : 'nodes'} connected
@@ -104,9 +178,12 @@ export function NodesView() {
       {discoveryError !== undefined && (
         <ErrorBanner error={discoveryError} title="Discovery failed" tone="warn" />
       )}
-      {report !== undefined && report.warnings.length > 0 && (
+      {report !== undefined && (
+        <DiscoveryOutcome report={report.report} at={report.at} same={report.same} />
+      )}
+      {report !== undefined && report.report.warnings.length > 0 && (
         <InfoBanner tone="warn">
-          {report.warnings.map((warning) => (
+          {report.report.warnings.map((warning) => (
             <div key={warning}>{warning}</div>
           ))}
         </InfoBanner>
@@ -122,15 +199,19 @@ export function NodesView() {
             icon="nodes"
             title="No runtime found"
             actions={
-              <button type="button" className="btn btn-primary" onClick={() => openNodeForm(model)}>
-                <Icon name="plus" size={14} />
-                Add node
-              </button>
+              <>
+                {discoverButton(true)}
+                <button type="button" className="btn" onClick={() => openNodeForm(model)}>
+                  <Icon name="plus" size={14} />
+                  Add node
+                </button>
+              </>
             }
           >
             Porthole found no CRI socket on this machine. Add a node with its runtime socket, or
-            start the lab's containerd runtimes with <code>npm run lab -- up</code> and press
-            Discover.
+            start Porthole's lab with <code>{labUpCommand(labStateFile)}</code> and press Discover:
+            it reads the lab's runtimes from{' '}
+            <code>{labStateFile ?? '/tmp/porthole-lab/lab.json'}</code>.
           </EmptyState>
           {findings.length > 0 && (
             <div className="nodes-body">

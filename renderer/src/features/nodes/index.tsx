@@ -24,7 +24,15 @@ export const nodeCommands: CommandProvider = (model) => {
     { id: 'node.add', title: 'Add a node…', group: 'Node', run: () => openNodeForm(model) },
   ];
   for (const node of nodes) {
-    if (node.state === 'connected') {
+    if (node.state === 'reconnecting') {
+      commands.push({
+        id: `node.connect.${node.nodeId}`,
+        title: `Reconnect to ${node.name} now`,
+        group: 'Node',
+        run: () => void connectNode(model, node),
+      });
+    }
+    if (node.state === 'connected' || node.state === 'reconnecting') {
       commands.push({
         id: `node.disconnect.${node.nodeId}`,
         title: `Disconnect from ${node.name}`,

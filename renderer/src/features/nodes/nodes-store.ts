@@ -50,14 +50,26 @@ export function createNodesStore(client: PortholeClient): NodesStore {
   return { ...store, dispose: () => subscription.dispose() };
 }
 
-export function connectedNodes(nodes: readonly NodeStatus[]): NodeStatus[] {
-  return nodes.filter((node) => node.state === 'connected');
+/**
+ * Connected, or reconnecting by itself (its runtime stopped answering): the nodes whose
+ * lists and stats the UI keeps following. A reconnecting node's rows are hidden, with a
+ * count, until it is back (see NodeDownBanner).
+ */
+export function isFollowed(node: NodeStatus): boolean {
+  return node.state === 'connected' || node.state === 'reconnecting';
 }
 
-/** The node ids the resource tables show for a scope. */
-export function nodesInScope(nodes: readonly NodeStatus[], scope: NodeScope): string[] {
-  const connected = connectedNodes(nodes).map((node) => node.nodeId);
-  return scope.kind === 'all' ? connected : connected.filter((id) => id === scope.nodeId);
+/** An option's label in a node picker: "lab-2", or "lab-2 (reconnecting)" when not connected. */
+export function nodeOptionLabel(node: NodeStatus): string {
+  return node.state === 'connected' ? node.name : `${node.name} (${node.state})`;
+}
+
+/** The nodes in scope that are reconnecting, in list order. */
+export function downNodesInScope(nodes: readonly NodeStatus[], scope: NodeScope): NodeStatus[] {
+  return nodes.filter(
+    (node) =>
+      node.state === 'reconnecting' && (scope.kind === 'all' || scope.nodeId === node.nodeId),
+  );
 }
 
 /** Runs a node operation with its pending flag set, whatever the outcome. */

@@ -7,7 +7,7 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatBytes, formatCount } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { Age } from '../resources/cells';
-import { updateForward } from './actions';
+import { openMoveDialog, updateForward } from './actions';
 import { describeTarget, stateTones, type ForwardRow } from './entries';
 import { ForwardLink } from './ForwardLinks';
 import { forwardsOf } from './store';
@@ -120,6 +120,7 @@ function Options({ row }: { row: ForwardRow }) {
 
 /** Everything about one forward, under the table: it follows every change live. */
 export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () => void }) {
+  const model = useModel();
   const entry = row.entry;
   const live = entry.live;
   const spec = entry.spec;
@@ -147,7 +148,16 @@ export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () =
         <div className="forward-detail-column">
           <dl className="props">
             <dt>Node</dt>
-            <dd>{row.nodeName}</dd>
+            <dd>
+              {row.nodeName}{' '}
+              <button
+                type="button"
+                className="btn btn-small btn-ghost"
+                onClick={() => openMoveDialog(model, entry, row.nodeName)}
+              >
+                {entry.orphaned === true ? 'Move to another node…' : 'Move…'}
+              </button>
+            </dd>
             <dt>Target</dt>
             <dd className="mono">{describeTarget(spec.target)}</dd>
             {live?.pod !== undefined && (

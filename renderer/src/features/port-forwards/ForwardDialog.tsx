@@ -14,6 +14,7 @@ import {
   validateForm,
   type AddressChoice,
   type ForwardForm,
+  type PortError,
   type PortRow,
 } from './forward-form';
 import { localUrls } from './entries';
@@ -157,7 +158,7 @@ function PortRows({
   onChange,
 }: {
   rows: readonly PortRow[];
-  errors: readonly (string | undefined)[];
+  errors: readonly (PortError | undefined)[];
   touched: boolean;
   declared: readonly DeclaredPort[];
   onChange: (rows: PortRow[]) => void;
@@ -187,7 +188,7 @@ function PortRows({
                 list={listId}
                 placeholder="8080"
                 value={row.remote}
-                aria-invalid={error !== undefined}
+                aria-invalid={error?.field === 'remote'}
                 data-autofocus={index === 0 ? true : undefined}
                 onChange={(event) => set(index, { remote: event.target.value })}
               />
@@ -203,7 +204,7 @@ function PortRows({
                 inputMode="numeric"
                 placeholder="automatic"
                 value={row.local}
-                aria-invalid={error !== undefined}
+                aria-invalid={error?.field === 'local'}
                 onChange={(event) => set(index, { local: event.target.value })}
               />
             </div>
@@ -219,7 +220,7 @@ function PortRows({
             </button>
             {error !== undefined && (
               <div className="field-error forward-port-error" role="alert">
-                {error}
+                {error.message}
               </div>
             )}
           </div>

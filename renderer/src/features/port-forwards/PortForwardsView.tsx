@@ -6,14 +6,22 @@ import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatBytes, formatCount } from '../../ui/format';
-import { Icon } from '../../ui/icons';
+import { Icon, type IconName } from '../../ui/icons';
 import { VirtualTable, type Column, type VirtualTableHandle } from '../../ui/VirtualTable';
-import { confirmRemove, openForwardDialog, runOnForwards, type BulkOperation } from './actions';
+import {
+  confirmRemove,
+  openForwardDialog,
+  openMoveDialog,
+  runOnForwards,
+  type BulkOperation,
+} from './actions';
 import {
   describeTarget,
   filterRows,
   forwardRow,
   isRunning,
+  notListeningText,
+  stateSummary,
   stateTones,
   type ForwardRow,
 } from './entries';
@@ -32,7 +40,7 @@ function useRows(): { all: readonly ForwardRow[]; shown: readonly ForwardRow[] }
   const nodes = useNodes((state) => state.nodes);
   const all = useMemo(() => {
     const names = new Map(nodes.map((node) => [node.nodeId, node.name]));
-    return forwards.map((entry) => forwardRow(entry, names.get(entry.nodeId) ?? entry.nodeId));
+    return forwards.map((entry) => forwardRow(entry, names.get(entry.nodeId)));
   }, [forwards, nodes]);
   const shown = useMemo(() => filterRows(all, filter), [all, filter]);
   return { all, shown };
@@ -77,51 +85,40 @@ const RowActions = memo(function RowActions({ row }: { row: ForwardRow }) {
   const pending = useForwards((state) => state.pending[row.key]);
   const running = isRunning(row);
   const stop = (event: MouseEvent): void => event.stopPropagation();
+  const icon = (label: string, name: IconName, run: () => void) => (
+    <button
+      type="button"
+      className="btn btn-small btn-ghost btn-icon"
+      title={`${label} ${row.entry.name}`}
+      aria-label={`${label} ${row.entry.name}`}
+      disabled={pending !== undefined}
+      onClick={run}
+    >
+      <Icon name={name} size={14} />
+    </button>
+  );
   return (
     <span className="forward-actions" onMouseDown={stop}>
-      {running ? (
+      {row.entry.orphaned === true ? (
+        // Its node is gone: starting it can only fail; moving it is what helps.
         <button
           type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          title={`Stop ${row.entry.name}`}
-          aria-label={`Stop ${row.entry.name}`}
+          className="btn btn-small"
+          title={`Move ${row.entry.name} to another node`}
           disabled={pending !== undefined}
-          onClick={() => void runOnForwards(model, [row.entry], 'stop')}
+          onClick={() => openMoveDialog(model, row.entry, row.nodeName)}
         >
-          <Icon name="stop" size={14} />
+          Move…
         </button>
       ) : (
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          title={`Start ${row.entry.name}`}
-          aria-label={`Start ${row.entry.name}`}
-          disabled={pending !== undefined}
-          onClick={() => void runOnForwards(model, [row.entry], 'start')}
-        >
-          <Icon name="play" size={14} />
-        </button>
+        <>
+          {running
+            ? icon('Stop', 'stop', () => void runOnForwards(model, [row.entry], 'stop'))
+            : icon('Start', 'play', () => void runOnForwards(model, [row.entry], 'start'))}
+          {icon('Restart', 'refresh', () => void runOnForwards(model, [row.entry], 'restart'))}
+        </>
       )}
-      <button
-        type="button"
-        className="btn btn-small btn-ghost btn-icon"
-        title={`Restart ${row.entry.name}`}
-        aria-label={`Restart ${row.entry.name}`}
-        disabled={pending !== undefined}
-        onClick={() => void runOnForwards(model, [row.entry], 'restart')}
-      >
-        <Icon name="refresh" size={14} />
-      </button>
-      <button
-        type="button"
-        className="btn btn-small btn-ghost btn-icon"
-        title={`Remove ${row.entry.name}`}
-        aria-label={`Remove ${row.entry.name}`}
-        disabled={pending !== undefined}
-        onClick={() => confirmRemove(model, [row.entry])}
-      >
-        <Icon name="trash" size={14} />
-      </button>
+      {icon('Remove', 'trash', () => confirmRemove(model, [row.entry]))}
       {pending !== undefined && <span className="spinner" title={pending} />}
     </span>
   );
@@ -174,8 +171,16 @@ const columns: readonly Column<ForwardRow>[] = [
     width: 230,
     render: (row) =>
       row.urls.length === 0 ? (
-        <span className="faint">
-          {row.entry.spec.ports.map((port) => `:${port.remotePort}`).join(' ')}
+        <span
+          className="muted"
+          title={row.entry.spec.ports
+            .map(
+              (port) =>
+                `Pod port ${port.remotePort} → ${port.localPort === 0 ? 'a free local port' : `local port ${port.localPort}`}`,
+            )
+            .join('\n')}
+        >
+          {notListeningText(row.entry)}
         </span>
       ) : (
         <span className="forward-links">
@@ -287,7 +292,6 @@ function Toolbar({ all, shown }: { all: readonly ForwardRow[]; shown: readonly F
   const filter = useForwards((state) => state.filter);
   const checked = useForwards((state) => state.checked);
   const allChecked = shown.length > 0 && shown.every((row) => checked.has(row.key));
-  const running = all.filter(isRunning).length;
   return (
     <div className="toolbar" role="search" aria-label="Filter forwards">
       <label className="checkbox forward-check-all" title="Select every forward shown">
@@ -319,7 +323,7 @@ function Toolbar({ all, shown }: { all: readonly ForwardRow[]; shown: readonly F
       <span className="toolbar-spacer" />
       <span className="toolbar-status" aria-live="polite">
         {shown.length === all.length
-          ? `${formatCount(all.length)} ${all.length === 1 ? 'forward' : 'forwards'}, ${formatCount(running)} running`
+          ? stateSummary(all)
           : `${formatCount(shown.length)} of ${formatCount(all.length)} forwards`}
       </span>
       <button type="button" className="btn btn-primary" onClick={() => openForwardDialog(model)}>

@@ -7,6 +7,7 @@ import type { ForwardEntry } from '../../../../shared/model';
 import { ConfirmDialog } from '../../app/ConfirmDialog';
 import type { AppModel } from '../../app/model';
 import { ForwardDialog, type ForwardDialogPod } from './ForwardDialog';
+import { MoveForwardDialog } from './MoveForwardDialog';
 import { forwardsOf, withPending, type ForwardOperation } from './store';
 
 export type BulkOperation = 'start' | 'stop' | 'restart' | 'remove';
@@ -99,6 +100,14 @@ export function confirmRemove(model: AppModel, entries: readonly ForwardEntry[])
             : ` ${saved} of them ${saved === 1 ? 'is' : 'are'} saved: Porthole forgets them for good.`)}
       </ConfirmDialog>
     ),
+  });
+}
+
+/** Points a forward at another node (its own was removed, or the user wants it elsewhere). */
+export function openMoveDialog(model: AppModel, entry: ForwardEntry, nodeName: string): void {
+  model.ui.getState().openDialog({
+    key: `move-forward:${entry.id}`,
+    render: (close) => <MoveForwardDialog entry={entry} nodeName={nodeName} onClose={close} />,
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ForwardEntry } from '../../../../shared/model';
-import { filterRows, forwardRow, localUrls } from './entries';
+import { filterRows, forwardRow, localUrls, notListeningText, stateSummary } from './entries';
 
 const spec = {
   target: { kind: 'pod', namespace: 'demo', name: 'web' },
@@ -11,6 +11,7 @@ function entry(change: Partial<ForwardEntry> = {}): ForwardEntry {
   return {
     id: 'f1',
     nodeId: 'n1',
+    nodeName: 'lab-1',
     name: 'demo/web 8080',
     spec,
     saved: false,
@@ -106,5 +107,57 @@ describe('forward rows', () => {
     expect(filterRows(rows, '5432').map((row) => row.key)).toEqual(['f2']);
     expect(filterRows(rows, 'stopped')).toHaveLength(2);
     expect(filterRows(rows, ' ')).toBe(rows);
+  });
+
+  it('names the node a forward was on once it was removed, never its raw id', () => {
+    const row = forwardRow(
+      entry({
+        nodeId: 'profile-8086bbc9',
+        nodeName: 'lab-2',
+        orphaned: true,
+        saved: true,
+        lastError: { code: 'failed-precondition', message: 'Stopped because lab-2 was removed.' },
+      }),
+    );
+    expect(row).toMatchObject({
+      state: 'stopped',
+      nodeName: 'lab-2 (removed)',
+      reason: 'lab-2 was removed: move the forward to another node to use it.',
+    });
+    expect(row.search).not.toContain('profile-8086bbc9');
+    // Not in the node list (yet): the core's name, not the id.
+    expect(forwardRow(entry({ nodeId: 'profile-1', nodeName: 'lab-1' })).nodeName).toBe('lab-1');
+  });
+
+  it('counts each state as it is: a reconnecting forward is not "running"', () => {
+    const live = (name: 'active' | 'reconnecting') =>
+      entry({
+        live: {
+          id: 'f1',
+          spec,
+          state: { name, reason: '', since: 1 },
+          ports: [],
+          metrics,
+          connections: [],
+        },
+      });
+    expect(stateSummary([forwardRow(live('reconnecting'))])).toBe('1 forward: 1 reconnecting');
+    expect(
+      stateSummary([
+        forwardRow(live('active')),
+        forwardRow(live('reconnecting')),
+        forwardRow(entry()),
+      ]),
+    ).toBe('3 forwards: 1 active, 1 reconnecting, 1 stopped');
+    expect(stateSummary([])).toBe('0 forwards');
+  });
+
+  it('says a forward that is not running is not listening, never showing the pod port as if local', () => {
+    expect(notListeningText(entry())).toBe('not listening');
+    expect(
+      notListeningText(
+        entry({ spec: { ...spec, ports: [{ localPort: 18080, remotePort: 8080 }] } }),
+      ),
+    ).toBe('not listening (will use :18080)');
   });
 });

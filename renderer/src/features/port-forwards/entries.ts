@@ -5,6 +5,7 @@
 import type { AppErrorData } from '../../../../shared/errors';
 import type { BoundPort, ForwardEntry, ForwardTarget } from '../../../../shared/model';
 import type { Tone } from '../../ui/Badge';
+import { formatCount } from '../../ui/format';
 
 export type ForwardDisplayState = 'starting' | 'active' | 'reconnecting' | 'failed' | 'stopped';
 
@@ -72,23 +73,31 @@ export function localUrls(ports: readonly BoundPort[]): LocalUrl[] {
   });
 }
 
-export function forwardRow(entry: ForwardEntry, nodeName: string): ForwardRow {
+/**
+ * The row of one forward. `nodeName` is the node's name from the node list, when it is
+ * there; a forward whose node was removed is named after the node it was on.
+ */
+export function forwardRow(entry: ForwardEntry, nodeName?: string): ForwardRow {
   const live = entry.live;
+  const orphaned = entry.orphaned === true;
   // Not running with an error: it failed (to start, or gave up reconnecting), unless it
   // was stopped because its node went away, which says so in its reason.
   const stoppedAs: ForwardDisplayState =
-    entry.lastError !== undefined && entry.lastError.code !== 'connection-lost'
+    !orphaned && entry.lastError !== undefined && entry.lastError.code !== 'connection-lost'
       ? 'failed'
       : 'stopped';
   const state: ForwardDisplayState = live?.state.name ?? stoppedAs;
-  const reason =
-    live?.state.reason ?? (entry.lastError !== undefined ? entry.lastError.message : 'Stopped.');
+  const reason = orphaned
+    ? `${entry.nodeName} was removed: move the forward to another node to use it.`
+    : (live?.state.reason ??
+      (entry.lastError !== undefined ? entry.lastError.message : 'Stopped.'));
+  const node = orphaned ? `${entry.nodeName} (removed)` : (nodeName ?? entry.nodeName);
   const error = live !== undefined ? (live.state.error ?? live.metrics.lastError) : entry.lastError;
   const urls = live === undefined ? [] : localUrls(live.ports);
   return {
     key: entry.id,
     entry,
-    nodeName,
+    nodeName: node,
     state,
     reason,
     ...(error !== undefined && { error }),
@@ -97,7 +106,7 @@ export function forwardRow(entry: ForwardEntry, nodeName: string): ForwardRow {
       entry.name,
       describeTarget(entry.spec.target),
       live?.pod?.name ?? '',
-      nodeName,
+      node,
       state,
       ...entry.spec.ports.map((port) => String(port.remotePort)),
       ...urls.map((url) => url.href),
@@ -116,4 +125,37 @@ export function filterRows(rows: readonly ForwardRow[], text: string): readonly 
 
 export function isRunning(row: ForwardRow): boolean {
   return row.state !== 'stopped' && row.state !== 'failed';
+}
+
+const summaryOrder: readonly ForwardDisplayState[] = [
+  'active',
+  'reconnecting',
+  'starting',
+  'failed',
+  'stopped',
+];
+
+/**
+ * "3 forwards: 1 active, 1 reconnecting, 1 stopped": each state counted as it is, so a
+ * forward that is reconnecting is never counted as running fine.
+ */
+export function stateSummary(rows: readonly ForwardRow[]): string {
+  const counts = new Map<ForwardDisplayState, number>();
+  for (const row of rows) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
+  const parts = summaryOrder.flatMap((state) => {
+    const count = counts.get(state) ?? 0;
+    return count === 0 ? [] : [`${formatCount(count)} ${state}`];
+  });
+  const total = `${formatCount(rows.length)} ${rows.length === 1 ? 'forward' : 'forwards'}`;
+  return parts.length === 0 ? total : `${total}: ${parts.join(', ')}`;
+}
+
+/**
+ * What the URL column says of a forward that is not listening: never a port that looks
+ * like a local one ("8080" is the pod's).
+ */
+export function notListeningText(entry: ForwardEntry): string {
+  const fixed = entry.spec.ports.filter((port) => port.localPort !== 0);
+  if (fixed.length === 0) return 'not listening';
+  return `not listening (will use ${fixed.map((port) => `:${port.localPort}`).join(' ')})`;
 }

@@ -36,12 +36,17 @@ describe('the forward form', () => {
         ],
       }),
     );
+    // Each message marks the field it is about: an empty pod port leaves the optional
+    // local port alone.
     expect(errors.ports).toEqual([
-      'Enter the pod port.',
-      'A pod port is a number from 1 to 65535.',
-      'A local port is a number from 1 to 65535, or empty for a free one.',
+      { field: 'remote', message: 'Enter the pod port.' },
+      { field: 'remote', message: 'A pod port is a number from 1 to 65535.' },
+      {
+        field: 'local',
+        message: 'A local port is a number from 1 to 65535, or empty for a free one.',
+      },
       undefined,
-      'Local port 9000 is used by port 4 too.',
+      { field: 'local', message: 'Local port 9000 is used by port 4 too.' },
     ]);
   });
 

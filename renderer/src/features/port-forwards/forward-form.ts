@@ -39,9 +39,15 @@ export const emptyForm: ForwardForm = {
   autoStart: false,
 };
 
+/** What is wrong with a port row, and which of its two fields it is about. */
+export interface PortError {
+  readonly field: 'remote' | 'local';
+  readonly message: string;
+}
+
 export interface FormErrors {
-  /** One message per port row (undefined where the row is fine). */
-  readonly ports: readonly (string | undefined)[];
+  /** One per port row (undefined where the row is fine). */
+  readonly ports: readonly (PortError | undefined)[];
   readonly address?: string;
 }
 
@@ -83,17 +89,22 @@ function parsePort(text: string): number | undefined {
 
 export function validateForm(form: ForwardForm): FormErrors {
   const locals = new Map<number, number>();
-  const ports = form.ports.map((row, index) => {
-    if (row.remote.trim() === '') return 'Enter the pod port.';
-    if (parsePort(row.remote) === undefined) return 'A pod port is a number from 1 to 65535.';
-    if (row.local.trim() === '') return undefined;
-    const local = parsePort(row.local);
-    if (local === undefined) {
-      return 'A local port is a number from 1 to 65535, or empty for a free one.';
+  const remote = (message: string): PortError => ({ field: 'remote', message });
+  const local = (message: string): PortError => ({ field: 'local', message });
+  const ports = form.ports.map((row, index): PortError | undefined => {
+    if (row.remote.trim() === '') return remote('Enter the pod port.');
+    if (parsePort(row.remote) === undefined) {
+      return remote('A pod port is a number from 1 to 65535.');
     }
-    const earlier = locals.get(local);
-    if (earlier !== undefined) return `Local port ${local} is used by port ${earlier + 1} too.`;
-    locals.set(local, index);
+    if (row.local.trim() === '') return undefined;
+    const port = parsePort(row.local);
+    if (port === undefined) {
+      return local('A local port is a number from 1 to 65535, or empty for a free one.');
+    }
+    const earlier = locals.get(port);
+    if (earlier !== undefined)
+      return local(`Local port ${port} is used by port ${earlier + 1} too.`);
+    locals.set(port, index);
     return undefined;
   });
   let address: string | undefined;
@@ -106,7 +117,7 @@ export function validateForm(form: ForwardForm): FormErrors {
 }
 
 export function hasErrors(errors: FormErrors): boolean {
-  return errors.address !== undefined || errors.ports.some((message) => message !== undefined);
+  return errors.address !== undefined || errors.ports.some((error) => error !== undefined);
 }
 
 /** The spec to create; call only when validateForm found nothing. */

@@ -11,7 +11,8 @@ import type { AppModel } from '../../app/model';
 
 export const portForwardsViewId = 'port-forwards';
 
-export type ForwardOperation = 'starting' | 'stopping' | 'restarting' | 'removing' | 'saving';
+export type ForwardOperation =
+  'starting' | 'stopping' | 'restarting' | 'removing' | 'saving' | 'moving';
 
 export interface ForwardsState {
   readonly forwards: readonly ForwardEntry[];

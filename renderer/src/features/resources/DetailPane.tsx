@@ -5,7 +5,7 @@ import type { ResourceAction } from '../../app/registry';
 import { CopyButton } from '../../app/CopyButton';
 import { StateBadge } from '../../ui/Badge';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
-import { formatAge, formatBytes } from '../../ui/format';
+import { formatAge, formatBytes, plural } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { JsonTree } from '../../ui/JsonTree';
 import { jsonForClipboard } from '../../ui/json';
@@ -451,9 +451,19 @@ function ImageBody({ image, detail }: { image: ImageRow; detail: Image }) {
           </dd>
         </dl>
       </Section>
-      <Section title={`Used by (${users.length})`}>
+      <Section title={`Used by (${users.length + image.sandboxes})`}>
+        {image.sandboxes > 0 && (
+          <p>
+            {plural(image.sandboxes, 'pod sandbox', 'pod sandboxes')}: it is the image this
+            node&rsquo;s runtime runs every pod sandbox from (the pause image).
+          </p>
+        )}
         {users.length === 0 ? (
-          <p className="faint">No container on this node uses this image.</p>
+          <p className="faint">
+            {image.sandboxes > 0
+              ? 'No container names it.'
+              : 'No container or pod sandbox on this node uses this image.'}
+          </p>
         ) : (
           <ul className="list-plain">
             {users.map((container) => (

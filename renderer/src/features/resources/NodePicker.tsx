@@ -1,17 +1,25 @@
 import { useNodes } from '../../app/context';
+import { isFollowed, nodeOptionLabel } from '../nodes/nodes-store';
 
-/** Which connected node an action goes to; defaults to the scoped node. */
+/**
+ * Which connected node an action goes to; defaults to the scoped node. With `withDown`
+ * (a view, not an action), reconnecting nodes are listed too, marked as such.
+ */
 export function NodePicker({
   id,
   value,
   onChange,
+  withDown = false,
 }: {
   id: string;
   value: string;
   onChange: (nodeId: string) => void;
+  withDown?: boolean;
 }) {
   const nodes = useNodes((state) => state.nodes);
-  const connected = nodes.filter((node) => node.state === 'connected');
+  const connected = nodes.filter((node) =>
+    withDown ? isFollowed(node) : node.state === 'connected',
+  );
   return (
     <select
       id={id}
@@ -22,7 +30,7 @@ export function NodePicker({
       {connected.length === 0 && <option value="">No node connected</option>}
       {connected.map((node) => (
         <option key={node.nodeId} value={node.nodeId}>
-          {node.name}
+          {nodeOptionLabel(node)}
         </option>
       ))}
     </select>

@@ -50,6 +50,7 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
       {
         success: (imageRef) => `Pulled ${reference} (${imageRef.slice(0, 19)})`,
         failure: `Could not pull ${reference}`,
+        topic: `pull:${nodeId}:${reference}`,
       },
     );
     setPulling(false);

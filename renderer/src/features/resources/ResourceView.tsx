@@ -2,18 +2,20 @@ import { useCallback, useEffect, useMemo, useRef, type ReactNode, type RefObject
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
 import { EmptyState } from '../../ui/EmptyState';
-import { formatCount } from '../../ui/format';
+import { formatCount, plural } from '../../ui/format';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
 import { Splitter } from '../../ui/Splitter';
 import { VirtualTable, type VirtualTableHandle } from '../../ui/VirtualTable';
 import { connectNode } from '../nodes/actions';
+import { downNodesInScope } from '../nodes/nodes-store';
+import { hiddenText, NodeDownBanner } from '../nodes/outage';
 import { columnsFor } from './columns';
 import { DetailPane } from './DetailPane';
 import { isFiltered, namespacesOf } from './filter';
 import { statesByKind, type ResourceKind, type RowsByKind } from './model';
 import { nextSort } from './sort';
-import { useAllRows, useVisibleRows } from './use-rows';
+import { useAllRows, useHiddenCounts, useVisibleRows } from './use-rows';
 import { detailWidthBounds } from './view-store';
 import { isEditableTarget } from '../../app/keyboard';
 
@@ -40,11 +42,30 @@ function useEmptyState(kind: ResourceKind, total: number, emptyAction: ReactNode
   const scope = useNodes((state) => state.scope);
   const loaded = useResources((state) => state.loaded);
   const filter = useResourceViews((state) => state.byKind[kind].filter);
+  const hidden = useHiddenCounts(kind);
   const [, plural] = nouns[kind];
   const connected = nodes.filter((node) => node.state === 'connected');
   const scoped =
     scope.kind === 'node' ? nodes.find((node) => node.nodeId === scope.nodeId) : undefined;
+  const down = downNodesInScope(nodes, scope);
 
+  // A node that can't be reached has unknown contents, not none (its banner says more).
+  const onlyDown = down.length > 0 && (scoped !== undefined || connected.length === 0);
+  if (onlyDown) {
+    const [first] = down;
+    return (
+      <EmptyState
+        icon="unplug"
+        title={
+          down.length === 1 && first !== undefined ? `${first.name} is down` : 'No node answers'
+        }
+      >
+        {down.length === 1 && first !== undefined
+          ? `${hiddenText(hidden.get(first.nodeId) ?? 0, nouns[kind])} Porthole is reconnecting.`
+          : `Porthole is reconnecting to ${down.map((node) => node.name).join(', ')}.`}
+      </EmptyState>
+    );
+  }
   if (scoped !== undefined && scoped.state !== 'connected') {
     return (
       <EmptyState
@@ -126,6 +147,16 @@ function useEmptyState(kind: ResourceKind, total: number, emptyAction: ReactNode
       </EmptyState>
     );
   }
+  if (down.length > 0) {
+    // Some nodes answer and have none; the others' rows are held back until they are back.
+    return (
+      <EmptyState icon={kind} title={`No ${plural} to show`}>
+        None on {connected.map((node) => node.name).join(', ')}.{' '}
+        {down.map((node) => node.name).join(', ')} {down.length === 1 ? 'is' : 'are'} down: {plural}{' '}
+        there show again once Porthole has reconnected.
+      </EmptyState>
+    );
+  }
   const where =
     scoped?.name ?? (connected.length === 1 ? connected[0]?.name : 'the connected nodes');
   return (
@@ -134,6 +165,24 @@ function useEmptyState(kind: ResourceKind, total: number, emptyAction: ReactNode
         ? 'The runtime holds no images yet. Pull one to get started.'
         : `The runtime runs no ${plural} right now. Run a pod from a spec to try things out.`}
     </EmptyState>
+  );
+}
+
+/** One banner per node in scope that is down and reconnecting, with what it holds back. */
+function DownNodes({ kind }: { kind: ResourceKind }) {
+  const nodes = useNodes((state) => state.nodes);
+  const scope = useNodes((state) => state.scope);
+  const hidden = useHiddenCounts(kind);
+  return (
+    <>
+      {downNodesInScope(nodes, scope).map((node) => (
+        <NodeDownBanner
+          key={node.nodeId}
+          node={node}
+          rows={{ hidden: hidden.get(node.nodeId) ?? 0, nouns: nouns[kind] }}
+        />
+      ))}
+    </>
   );
 }
 
@@ -194,18 +243,18 @@ function Toolbar({
       ? undefined
       : (state.index.pods.get(filter.podKey)?.name ?? 'removed pod'),
   );
-  const [, plural] = nouns[kind];
+  const [singular, pluralNoun] = nouns[kind];
 
   return (
-    <div className="toolbar" role="search" aria-label={`Filter ${plural}`}>
+    <div className="toolbar" role="search" aria-label={`Filter ${pluralNoun}`}>
       <div className="search-field">
         <Icon name="search" size={14} />
         <input
           ref={filterInput}
           className="input"
           type="search"
-          placeholder={`Filter ${plural}…  ( / )`}
-          aria-label={`Filter ${plural} by text`}
+          placeholder={`Filter ${pluralNoun}…  ( / )`}
+          aria-label={`Filter ${pluralNoun} by text`}
           value={filter.text}
           spellCheck={false}
           onChange={(event) => setFilter(kind, { text: event.target.value })}
@@ -291,8 +340,8 @@ function Toolbar({
       <span className="toolbar-spacer" />
       <span className="toolbar-status" aria-live="polite">
         {shown === total
-          ? `${count(total)} ${plural}`
-          : `${count(shown)} of ${count(total)} ${plural}`}
+          ? plural(total, singular, pluralNoun)
+          : `${count(shown)} of ${plural(total, singular, pluralNoun)}`}
       </span>
       {actions}
     </div>
@@ -389,6 +438,7 @@ export function ResourceView({ kind, actions, emptyAction }: ResourceViewProps) 
         focusTable={() => table.current?.focus()}
         actions={actions}
       />
+      <DownNodes kind={kind} />
       <StreamErrors />
       <div className="split">
         <div className="split-main">
@@ -401,6 +451,7 @@ export function ResourceView({ kind, actions, emptyAction }: ResourceViewProps) 
             onSort={onSort}
             onSelect={select}
             onActivate={open}
+            openOnClick
             handle={table}
             empty={empty}
           />

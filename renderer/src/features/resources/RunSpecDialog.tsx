@@ -1,25 +1,44 @@
-import { Component, lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  Component,
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import type { SpecProblem } from '../../../../shared/contract';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
+import type { CgroupDriverInfo } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
 import { copyWithToast } from '../../app/CopyButton';
-import { runAction } from '../../app/model';
 import { Dialog } from '../../ui/Dialog';
-import { ErrorBanner } from '../../ui/ErrorBanner';
+import { ErrorBanner, ErrorDetail } from '../../ui/ErrorBanner';
+import { plural } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { crictlRunScript } from './crictl';
 import { crictlTarget } from './actions';
 import { resourceKey } from './model';
 import { defaultNodeId, NodePicker } from './NodePicker';
 import { showPod } from './navigation';
-import { specPodName, specToCrictlConfigs, starterSpec } from './run-spec';
+import {
+  runSteps,
+  specPodName,
+  specToCrictlConfigs,
+  starterSpec,
+  type RunStepLine,
+} from './run-spec';
 import { PlainSpecEditor } from './PlainSpecEditor';
 
 // CodeMirror is loaded when the dialog first opens: it isn't needed to start the app.
 const SpecEditor = lazy(() => import('./SpecEditor'));
 
-/** What the user last typed, so closing the dialog by mistake loses nothing. */
-let draft = starterSpec;
+/**
+ * What the user last typed, so closing the dialog by mistake loses nothing; undefined
+ * while the text is the template (which then follows the node picked).
+ */
+let draft: string | undefined;
 
 const validationDelayMs = 300;
 
@@ -37,6 +56,71 @@ class EditorBoundary extends Component<
   }
 }
 
+/** How the last Run went wrong, kept until the text changes or the node does. */
+interface RunFailure {
+  readonly error: AppErrorData;
+  /** The steps of the text that was run, to show the error beside the one that failed. */
+  readonly steps: readonly RunStepLine[];
+}
+
+/**
+ * A failed run, step by step: the ones done, the one that failed with the runtime's
+ * error beside it, the ones not reached, and what was undone.
+ */
+function RunSteps({ failure }: { failure: RunFailure }) {
+  // Run was disabled while it ran, which took the focus: it comes back here, to the news.
+  const list = useRef<HTMLDivElement>(null);
+  useEffect(() => list.current?.focus(), [failure]);
+  const failedAt = failure.steps.findIndex((step) => step.id === failure.error.step);
+  return (
+    <div ref={list} tabIndex={-1} className="run-failure">
+      {failedAt < 0 ? (
+        <ErrorBanner error={failure.error} title="The pod could not run" />
+      ) : (
+        <StepList failure={failure} failedAt={failedAt} />
+      )}
+    </div>
+  );
+}
+
+function StepList({ failure, failedAt }: { failure: RunFailure; failedAt: number }) {
+  return (
+    <ol className="run-steps" aria-label="Run steps">
+      {failure.steps.map((step, index) => {
+        const state = index < failedAt ? 'done' : index === failedAt ? 'failed' : 'skipped';
+        return (
+          <li
+            key={step.id}
+            className={`run-step ${state}`}
+            aria-current={state === 'failed' ? 'step' : undefined}
+          >
+            <span className="run-step-mark" aria-hidden>
+              {state === 'done' ? '✓' : state === 'failed' ? '✗' : '·'}
+            </span>
+            <span className="run-step-body">
+              <span className="run-step-label">
+                {step.label}
+                <span className="visually-hidden">
+                  {state === 'done' ? ' (done)' : state === 'failed' ? ' (failed)' : ' (not run)'}
+                </span>
+              </span>
+              {state === 'failed' && (
+                <span className="run-step-error" role="alert">
+                  <span>{failure.error.message}</span>
+                  {failure.error.hint !== undefined && (
+                    <span className="muted">{failure.error.hint}</span>
+                  )}
+                  <ErrorDetail detail={failure.error.detail} />
+                </span>
+              )}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
 type Validation =
   | { readonly state: 'checking' }
   | { readonly state: 'done'; readonly problems: readonly SpecProblem[] }
@@ -47,15 +131,52 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
   const nodes = useNodes((state) => state.nodes);
   const scope = useNodes((state) => state.scope);
   const [nodeId, setNodeId] = useState(() => defaultNodeId(nodes, scope));
-  const [text, setText] = useState(draft);
+  const nodeName = nodes.find((node) => node.nodeId === nodeId)?.name;
+  const [driver, setDriver] = useState<CgroupDriverInfo | undefined>();
+  const [template, setTemplate] = useState(() => starterSpec());
+  const [text, setText] = useState(() => draft ?? template);
+  const [failure, setFailure] = useState<RunFailure | undefined>();
   const [validation, setValidation] = useState<Validation>({ state: 'checking' });
   const [running, setRunning] = useState(false);
   const [reveal, setReveal] = useState<{ line: number; column?: number } | undefined>();
   const latest = useRef(0);
 
+  // The template suits the node picked: its cgroup driver decides the pod's cgroup parent.
+  // Text the user changed is theirs, and stays.
+  const untouched = useRef(draft === undefined);
+  const freshTemplate = useCallback(
+    (cgroupDriver: CgroupDriverInfo | undefined): string => {
+      const next = starterSpec({ name: nodeName ?? nodeId, ...(cgroupDriver && { cgroupDriver }) });
+      setTemplate(next);
+      return next;
+    },
+    [nodeId, nodeName],
+  );
+  useEffect(() => {
+    if (nodeId === '') return undefined;
+    let current = true;
+    const build = (cgroupDriver?: CgroupDriverInfo): void => {
+      if (!current) return;
+      setDriver(cgroupDriver);
+      const next = freshTemplate(cgroupDriver);
+      if (untouched.current) setText(next);
+    };
+    // A runtime that can't say leaves the template in the cgroupfs form, which it says.
+    model.client.services.lifecycle.cgroupDriver(nodeId).then(build, () => build());
+    return () => {
+      current = false;
+    };
+  }, [model, nodeId, freshTemplate]);
+
+  const edit = (next: string): void => {
+    untouched.current = next === template;
+    setText(next);
+  };
+
   // Validate as the user types, debounced; a slow answer for old text is ignored.
   useEffect(() => {
-    draft = text;
+    draft = untouched.current ? undefined : text;
+    setFailure(undefined);
     const request = ++latest.current;
     setValidation((current) => (current.state === 'done' ? current : { state: 'checking' }));
     const timer = setTimeout(() => {
@@ -76,22 +197,28 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
   const problems = validation.state === 'done' ? validation.problems : [];
   const valid = validation.state === 'done' && problems.length === 0;
 
+  // A failed run is told here, beside the step that failed, not in a toast.
   const run = async (): Promise<void> => {
     if (running || nodeId === '') return;
     setRunning(true);
+    setFailure(undefined);
     const podName = specPodName(text) ?? 'the pod';
-    const result = await runAction(
-      model,
-      () => model.client.services.lifecycle.runFromSpec(nodeId, text),
-      {
-        success: (ran) =>
-          `Started ${podName}${ran.containerIds.length > 0 ? ` with ${ran.containerIds.length} ${ran.containerIds.length === 1 ? 'container' : 'containers'}` : ''}`,
-        failure: `Could not run ${podName}`,
-      },
-    );
-    setRunning(false);
-    if (result === undefined) return;
-    draft = starterSpec;
+    const steps = runSteps(text);
+    let result;
+    try {
+      result = await model.client.services.lifecycle.runFromSpec(nodeId, text);
+    } catch (error) {
+      setFailure({ error: toAppErrorData(error), steps });
+      return;
+    } finally {
+      setRunning(false);
+    }
+    const count = result.containerIds.length;
+    model.toasts.getState().show({
+      tone: 'success',
+      title: `Started ${podName}${count > 0 ? ` with ${plural(count, 'container')}` : ''}`,
+    });
+    draft = undefined;
     onClose();
     showPod(model, resourceKey(nodeId, result.podSandboxId));
   };
@@ -116,7 +243,7 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
 
   const editorProps = {
     value: text,
-    onChange: setText,
+    onChange: edit,
     problems,
     onRun: () => void run(),
     reveal,
@@ -137,7 +264,14 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
             <Icon name="copy" size={14} />
             Copy as crictl
           </button>
-          <button type="button" className="btn" onClick={() => setText(starterSpec)}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              untouched.current = true;
+              setText(freshTemplate(driver));
+            }}
+          >
             Reset to template
           </button>
           <button
@@ -168,16 +302,30 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
         {validation.state === 'failed' && (
           <ErrorBanner error={validation.error} title="The spec could not be checked" tone="warn" />
         )}
-        <div className={valid ? 'spec-status ok' : 'spec-status'} role="status" aria-live="polite">
+        <div
+          className={valid && failure === undefined ? 'spec-status ok' : 'spec-status'}
+          role="status"
+          aria-live="polite"
+        >
           {validation.state === 'checking' && (
             <>
               <span className="spinner" /> Checking…
             </>
           )}
-          {valid && (
+          {valid && failure === undefined && (
             <>
               <Icon name="check" size={14} /> The spec is valid.
             </>
+          )}
+          {valid && failure !== undefined && (
+            <span className="field-error">
+              <Icon name="alert" size={14} />{' '}
+              {failure.error.step === undefined
+                ? 'The spec is valid, but it could not run: see below.'
+                : failure.error.step === 'pod'
+                  ? 'The spec is valid, but the runtime refused the pod: see the step marked below.'
+                  : 'The spec is valid, but running it failed at the step marked below; the pod was removed again.'}
+            </span>
           )}
           {validation.state === 'done' && !valid && (
             <span className="field-error">
@@ -186,6 +334,7 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
             </span>
           )}
         </div>
+        {failure !== undefined && <RunSteps failure={failure} />}
         {problems.length > 0 && (
           <ul className="spec-problems" aria-label="Problems in the spec">
             {problems.map((problem, index) => (

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../app/ConfirmDialog';
 import { runAction, type AppModel } from '../../app/model';
+import { plural } from '../../ui/format';
 import { crictlCommand, type CrictlAction, type CrictlTarget } from './crictl';
 import { shortId, type ContainerRow, type ImageRow, type PodRow } from './model';
 
@@ -81,7 +82,11 @@ function StopContainerDialog({
               container.id,
               timeoutSeconds,
             ),
-          { success: `Stopped ${container.name}`, failure: `Could not stop ${container.name}` },
+          {
+            success: `Stopped ${container.name}`,
+            failure: `Could not stop ${container.name}`,
+            topic: `stop:${container.key}`,
+          },
         )
       }
     >
@@ -119,6 +124,7 @@ export function confirmRemoveContainer(model: AppModel, container: ContainerRow)
             {
               success: `Removed ${container.name}`,
               failure: `Could not remove ${container.name}`,
+              topic: `remove:${container.key}`,
             },
           )
         }
@@ -149,6 +155,7 @@ export function confirmStopPod(model: AppModel, pod: PodRow): void {
           runAction(model, () => model.client.services.lifecycle.stopPod(pod.nodeId, pod.id), {
             success: `Stopped pod ${pod.name}`,
             failure: `Could not stop pod ${pod.name}`,
+            topic: `stop:${pod.key}`,
           })
         }
       >
@@ -177,6 +184,7 @@ export function confirmRemovePod(model: AppModel, pod: PodRow): void {
           runAction(model, () => model.client.services.lifecycle.removePod(pod.nodeId, pod.id), {
             success: `Removed pod ${pod.name}`,
             failure: `Could not remove pod ${pod.name}`,
+            topic: `remove:${pod.key}`,
           })
         }
       >
@@ -216,6 +224,7 @@ export function confirmRemoveImage(model: AppModel, image: ImageRow): void {
             {
               success: `Removed image ${image.displayName}`,
               failure: `Could not remove image ${image.displayName}`,
+              topic: `remove:${image.key}`,
             },
           )
         }
@@ -230,6 +239,12 @@ export function confirmRemoveImage(model: AppModel, image: ImageRow): void {
           <p className="field-error">
             {image.usedBy === 1 ? 'A container uses' : `${image.usedBy} containers use`} this image:
             the runtime may refuse until they are removed.
+          </p>
+        )}
+        {image.sandboxes > 0 && (
+          <p className="field-error">
+            {plural(image.sandboxes, 'pod sandbox', 'pod sandboxes')} on this node run from it (the
+            runtime&rsquo;s sandbox image): new pods need it.
           </p>
         )}
         {image.pinned && (

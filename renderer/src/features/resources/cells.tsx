@@ -27,7 +27,10 @@ export const PodLink = memo(function PodLink({ podKey, name }: { podKey: string;
       title={`Show pod ${name}`}
       tabIndex={-1}
       onMouseDown={(event) => event.stopPropagation()}
-      onClick={() => showPod(model, podKey)}
+      onClick={(event) => {
+        event.stopPropagation();
+        showPod(model, podKey);
+      }}
     >
       {name}
     </button>

@@ -1,8 +1,9 @@
 import { Badge, StateBadge } from '../../ui/Badge';
-import { formatBytes } from '../../ui/format';
+import { formatBytes, plural } from '../../ui/format';
 import type { Column } from '../../ui/VirtualTable';
+import { NodeLabel } from '../nodes/NodeLabel';
 import { statsColumns } from '../stats/columns';
-import { Age, NodeName, PodLink } from './cells';
+import { Age, PodLink } from './cells';
 import {
   shortId,
   type ContainerRow,
@@ -16,10 +17,11 @@ const nodeColumn = <Row extends { readonly nodeId: string }>(): Column<Row> => (
   id: 'node',
   priority: 38,
   header: 'Node',
-  width: 90,
+  width: 128,
   grow: 1,
   sortable: true,
-  render: (row) => <NodeName nodeId={row.nodeId} />,
+  resizable: true,
+  render: (row) => <NodeLabel nodeId={row.nodeId} />,
 });
 
 /** Attempt, age and id: the last columns of pods and containers alike. */
@@ -200,14 +202,19 @@ const imageColumns: readonly Column<ImageRow>[] = [
     header: 'In use',
     width: 140,
     sortable: true,
-    render: (row) =>
-      row.usedBy > 0 ? (
-        <Badge tone="ok">
-          {row.usedBy} {row.usedBy === 1 ? 'container' : 'containers'}
+    render: (row) => {
+      if (row.usedBy + row.sandboxes === 0) return <span className="faint">unused</span>;
+      // The pause image: every pod sandbox runs from it, though no container names it.
+      const users = [
+        row.usedBy > 0 && plural(row.usedBy, 'container'),
+        row.sandboxes > 0 && plural(row.sandboxes, 'pod sandbox', 'pod sandboxes'),
+      ].filter((text): text is string => text !== false);
+      return (
+        <Badge tone="ok" title={`In use by ${users.join(' and ')}`}>
+          {users.join(', ')}
         </Badge>
-      ) : (
-        <span className="faint">unused</span>
-      ),
+      );
+    },
   },
   {
     id: 'pinned',

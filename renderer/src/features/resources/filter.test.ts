@@ -88,8 +88,9 @@ describe('filterRows', () => {
 
   it('filters images by use', () => {
     const images = [
-      { key: 'i1', nodeId: 'n1', search: 'nginx', usedBy: 2, pinned: false },
-      { key: 'i2', nodeId: 'n1', search: 'pause', usedBy: 0, pinned: true },
+      { key: 'i1', nodeId: 'n1', search: 'nginx', usedBy: 2, sandboxes: 0, pinned: false },
+      { key: 'i2', nodeId: 'n1', search: 'pause', usedBy: 0, sandboxes: 0, pinned: true },
+      { key: 'i3', nodeId: 'n2', search: 'pause', usedBy: 0, sandboxes: 3, pinned: false },
     ] as unknown as ImageRow[];
     expect(
       filterRows('images', images, { ...emptyFilter, state: 'unused' }).rows.map((r) => r.key),
@@ -99,7 +100,7 @@ describe('filterRows', () => {
     ).toEqual(['i2']);
     expect(
       filterRows('images', images, { ...emptyFilter, state: 'in use' }).rows.map((r) => r.key),
-    ).toEqual(['i1']);
+    ).toEqual(['i1', 'i3']);
   });
 });
 

@@ -37,7 +37,7 @@ function stateOf(kind: ResourceKind, row: AnyRow): string[] {
       return [(row as ContainerRow).state];
     case 'images': {
       const image = row as ImageRow;
-      const states = [image.usedBy > 0 ? 'in use' : 'unused'];
+      const states = [image.usedBy + image.sandboxes > 0 ? 'in use' : 'unused'];
       if (image.pinned) states.push('pinned');
       return states;
     }

@@ -52,6 +52,11 @@ export interface ImageRow extends ImageItem {
   readonly displayName: string;
   /** Containers on the same node that use this image. */
   readonly usedBy: number;
+  /**
+   * Pod sandboxes on the same node that run from it: the runtime's sandbox (pause) image
+   * backs every pod, though no container names it.
+   */
+  readonly sandboxes: number;
   readonly search: string;
 }
 

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
-import type { NodesStore } from '../nodes/nodes-store';
+import { isFollowed, type NodesStore } from '../nodes/nodes-store';
 import { applyDelta, dropNode, emptyIndex, type ResourceIndex } from './delta';
 
 export interface ResourcesState {
@@ -126,12 +126,15 @@ export function createResourcesStore(
     });
   };
 
-  /** Connected nodes are followed; everything else is forgotten. */
+  /**
+   * Connected nodes are followed, and so are reconnecting ones: their subscription stays
+   * open through the outage and resumes with a reset; everything else is forgotten.
+   */
   const sync = (): void => {
     const connected = new Set(
       nodes
         .getState()
-        .nodes.filter((node) => node.state === 'connected')
+        .nodes.filter(isFollowed)
         .map((node) => node.nodeId),
     );
     for (const nodeId of [...followed]) {

@@ -35,6 +35,41 @@ describe('RowCache', () => {
     expect(images.reduce((sum, image) => sum + image.usedBy, 0)).toBe(index.containers.size);
   });
 
+  it("counts a node's pod sandboxes as users of its sandbox image", () => {
+    const { index, delta } = loadedIndex();
+    const nodeId = index.pods.values().next().value?.nodeId ?? '';
+    const pause = {
+      nodeId,
+      id: 'sha256:pause',
+      repoTags: ['registry.k8s.io/pause:3.9'],
+      repoDigests: [],
+      sizeBytes: 1,
+      pinned: true,
+    };
+    const withPause = applyDelta(index, {
+      ...delta,
+      reset: false,
+      pods: { upserted: [], removed: [] },
+      containers: { upserted: [], removed: [] },
+      images: { upserted: [pause], removed: [] },
+    });
+    const row = (rows: ReturnType<RowCache['imageRows']>) =>
+      rows.find((image) => image.id === 'sha256:pause');
+    // Named by the runtime (containerd 1.6's status), or its only pinned image (2.x, CRI-O).
+    const named = row(
+      new RowCache().imageRows(withPause, new Map([[nodeId, pause.repoTags[0] ?? '']])),
+    );
+    expect(named).toMatchObject({ usedBy: 0, sandboxes: index.pods.size });
+    // Unnamed: the node's only pinned image is it; with two pinned, neither is counted.
+    const pinned = new RowCache().imageRows(index).filter((image) => image.pinned);
+    expect(pinned.map((image) => image.sandboxes)).toEqual([index.pods.size]);
+    expect(row(new RowCache().imageRows(withPause))?.sandboxes).toBe(0);
+    // Another image named: this one runs no sandbox.
+    expect(
+      row(new RowCache().imageRows(withPause, new Map([[nodeId, 'other/pause:1']])))?.sandboxes,
+    ).toBe(0);
+  });
+
   it('returns the same rows for the same index, and keeps unchanged rows across updates', () => {
     const { index, delta } = loadedIndex();
     const cache = new RowCache();

@@ -1,4 +1,4 @@
-import type { StringMap } from '../../../../shared/model';
+import type { NodeStatus, StringMap } from '../../../../shared/model';
 import type { ResourceIndex } from './delta';
 import { sortRows, type SortState } from './sort';
 import {
@@ -68,8 +68,18 @@ export class RowCache {
     );
   }
 
-  imageRows(index: ResourceIndex): ImageRow[] {
-    return this.memo('images', [index.images, index.containers], () => this.buildImageRows(index));
+  /**
+   * `sandboxImages`: each node's sandbox image as its runtime reports it
+   * (`RuntimeInfo.sandboxImage`), by node id.
+   */
+  imageRows(
+    index: ResourceIndex,
+    sandboxImages: ReadonlyMap<string, string> = new Map(),
+  ): ImageRow[] {
+    const key = [...sandboxImages].map(([node, image]) => `${node}=${image}`).join('\n');
+    return this.memo('images', [index.images, index.containers, index.pods, key], () =>
+      this.buildImageRows(index, sandboxImages),
+    );
   }
 
   private buildPodRows(index: ResourceIndex): PodRow[] {
@@ -146,8 +156,16 @@ export class RowCache {
     return rows;
   }
 
-  private buildImageRows(index: ResourceIndex): ImageRow[] {
+  private buildImageRows(
+    index: ResourceIndex,
+    sandboxImages: ReadonlyMap<string, string>,
+  ): ImageRow[] {
     const usage = new Map<string, number>();
+    const podsByNode = new Map<string, number>();
+    for (const pod of index.pods.values()) {
+      podsByNode.set(pod.nodeId, (podsByNode.get(pod.nodeId) ?? 0) + 1);
+    }
+    const sandboxImage = sandboxImageKeys(index, sandboxImages);
     const count = (key: string): void => {
       usage.set(key, (usage.get(key) ?? 0) + 1);
     };
@@ -166,8 +184,9 @@ export class RowCache {
         0,
       );
       const usedBy = Math.max(byId, byTag);
+      const sandboxes = sandboxImage.has(key) ? (podsByNode.get(image.nodeId) ?? 0) : 0;
       const cached = this.images.get(image);
-      if (cached !== undefined && cached.usedBy === usedBy) {
+      if (cached !== undefined && cached.usedBy === usedBy && cached.sandboxes === sandboxes) {
         rows.push(cached);
         continue;
       }
@@ -176,6 +195,7 @@ export class RowCache {
         key,
         displayName: image.repoTags[0] ?? image.repoDigests[0] ?? image.id,
         usedBy,
+        sandboxes,
         search: [...image.repoTags, ...image.repoDigests, image.id].join(' ').toLowerCase(),
       };
       this.images.set(image, row);
@@ -183,4 +203,48 @@ export class RowCache {
     }
     return rows;
   }
+}
+
+/**
+ * The keys of the images pod sandboxes run from, one per node: the image the runtime
+ * names (by tag, digest or id), else the node's only pinned image (containerd 2.x and
+ * CRI-O pin their sandbox image and don't name it). Unknown when neither says.
+ */
+function sandboxImageKeys(
+  index: ResourceIndex,
+  sandboxImages: ReadonlyMap<string, string>,
+): Set<string> {
+  const pinned = new Map<string, string[]>();
+  const named = new Set<string>();
+  for (const [key, image] of index.images) {
+    const reference = sandboxImages.get(image.nodeId);
+    if (reference === undefined) {
+      if (image.pinned) pinned.set(image.nodeId, [...(pinned.get(image.nodeId) ?? []), key]);
+    } else if (
+      image.id === reference ||
+      image.repoTags.includes(reference) ||
+      image.repoDigests.includes(reference)
+    ) {
+      named.add(key);
+    }
+  }
+  for (const keys of pinned.values())
+    if (keys.length === 1 && keys[0] !== undefined) named.add(keys[0]);
+  return named;
+}
+
+const sandboxImageCache = new WeakMap<readonly NodeStatus[], ReadonlyMap<string, string>>();
+
+/** Each node's sandbox image as its runtime names it, by node id (built once per list). */
+export function sandboxImagesOf(nodes: readonly NodeStatus[]): ReadonlyMap<string, string> {
+  let images = sandboxImageCache.get(nodes);
+  if (images === undefined) {
+    images = new Map(
+      nodes.flatMap((node) =>
+        node.runtime?.sandboxImage === undefined ? [] : [[node.nodeId, node.runtime.sandboxImage]],
+      ),
+    );
+    sandboxImageCache.set(nodes, images);
+  }
+  return images;
 }

@@ -9,13 +9,33 @@ import {
 } from './run-spec';
 
 describe('starterSpec', () => {
+  type Spec = {
+    pod: { logDirectory: string; linux: { cgroupParent: string } };
+    containers: { image: { image: string } }[];
+  };
+
   it('runs busybox from the lab under a pod with a log directory', () => {
-    const spec = parse(starterSpec) as {
-      pod: { logDirectory: string };
-      containers: { image: { image: string } }[];
-    };
+    const spec = parse(starterSpec()) as Spec;
     expect(spec.containers[0]?.image.image).toBe('localhost/porthole/busybox:latest');
     expect(spec.pod.logDirectory).toMatch(/^\//);
+  });
+
+  it("gives the pod a cgroup of its own, in the form the node's driver wants", () => {
+    const cgroupfs = starterSpec(
+      { name: 'lab containerd-2', cgroupDriver: { driver: 'cgroupfs', from: 'RuntimeConfig' } },
+      'ab12cd34',
+    );
+    expect((parse(cgroupfs) as Spec).pod.linux.cgroupParent).toBe('/porthole/pod-ab12cd34');
+    expect(cgroupfs).toContain("lab containerd-2's cgroupfs driver wants (RuntimeConfig says so)");
+    const systemd = starterSpec(
+      { name: 'prod', cgroupDriver: { driver: 'systemd', from: 'runtime status' } },
+      'ab12cd34',
+    );
+    expect((parse(systemd) as Spec).pod.linux.cgroupParent).toBe('porthole-podab12cd34.slice');
+    const unknown = starterSpec({ name: 'odd', cgroupDriver: { driver: 'unknown' } }, 'x');
+    expect(unknown).toContain("odd doesn't say");
+    // A fresh template, a fresh cgroup: two pods never share one.
+    expect(starterSpec()).not.toBe(starterSpec());
   });
 });
 
@@ -37,7 +57,7 @@ describe('toCrictlJson', () => {
 
 describe('specToCrictlConfigs', () => {
   it('fills the defaults runFromSpec fills', () => {
-    const configs = specToCrictlConfigs(starterSpec);
+    const configs = specToCrictlConfigs(starterSpec());
     expect(configs?.pod.metadata).toMatchObject({
       name: 'porthole-demo',
       namespace: 'default',
@@ -57,7 +77,7 @@ describe('specToCrictlConfigs', () => {
   });
 
   it('names the pod', () => {
-    expect(specPodName(starterSpec)).toBe('porthole-demo');
+    expect(specPodName(starterSpec())).toBe('porthole-demo');
   });
 });
 

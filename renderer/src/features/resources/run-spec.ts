@@ -1,11 +1,56 @@
 import { parse } from 'yaml';
-import type { SpecProblem } from '../../../../shared/contract';
+import type { RunStep, SpecProblem } from '../../../../shared/contract';
+import type { CgroupDriverInfo } from '../../../../shared/model';
+
+/** What the template needs to know about the node it will run on. */
+export interface TemplateNode {
+  readonly name: string;
+  readonly cgroupDriver?: CgroupDriverInfo;
+}
+
+/** A short random id, so each pod from the template gets a cgroup of its own. */
+function randomSuffix(): string {
+  const bytes = new Uint8Array(4);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * A cgroup parent of the pod's own, in the form the node's cgroup driver wants: a path
+ * for cgroupfs, a slice for systemd (`porthole-pod<id>.slice` nests in `porthole.slice`).
+ * The runtime reads a pod's stats from that cgroup: without one there are none.
+ */
+export function podCgroupParent(
+  driver: CgroupDriverInfo['driver'] | undefined,
+  suffix: string,
+): string {
+  return driver === 'systemd' ? `porthole-pod${suffix}.slice` : `/porthole/pod-${suffix}`;
+}
+
+function cgroupComment(node: TemplateNode | undefined): string {
+  const driver = node?.cgroupDriver;
+  if (node === undefined || driver === undefined) {
+    return "    # The pod's own cgroup, so the runtime can read its stats (cgroupfs form).";
+  }
+  if (driver.driver === 'unknown') {
+    return [
+      `    # The pod's own cgroup, so the runtime can read its stats. ${node.name} doesn't say`,
+      '    # its cgroup driver: this is the cgroupfs form (systemd wants porthole-pod<id>.slice).',
+    ].join('\n');
+  }
+  return [
+    "    # The pod's own cgroup, so the runtime can read its stats, in the form",
+    `    # ${node.name}'s ${driver.driver} driver wants (${driver.from ?? 'its configuration'} says so).`,
+  ].join('\n');
+}
 
 /**
  * The spec editor's starting point: a pod with one busybox container that runs as it is
- * on the lab (`npm run lab -- up` imports the image; no registry is needed).
+ * on the lab (`npm run lab -- up` imports the image; no registry is needed), with a cgroup
+ * parent of its own that suits the node's cgroup driver, so its stats can be read.
  */
-export const starterSpec = `# A pod and the containers to run in it, in crictl's pod and container
+export function starterSpec(node?: TemplateNode, suffix: string = randomSuffix()): string {
+  return `# A pod and the containers to run in it, in crictl's pod and container
 # config formats (YAML or JSON; camelCase or snake_case). Ctrl+Enter runs it.
 pod:
   metadata:
@@ -14,6 +59,9 @@ pod:
   labels:
     app: porthole-demo
   logDirectory: /tmp/porthole-demo/logs
+  linux:
+${cgroupComment(node)}
+    cgroupParent: ${podCgroupParent(node?.cgroupDriver?.driver, suffix)}
 containers:
   - metadata:
       name: clock
@@ -23,6 +71,7 @@ containers:
     labels:
       app: porthole-demo
 `;
+}
 
 /** Fields whose values are maps of the user's own keys: their keys are never renamed. */
 const userMaps = new Set(['labels', 'annotations', 'sysctls']);
@@ -112,4 +161,32 @@ export function problemRange(text: string, problem: SpecProblem): { from: number
   const start = problem.column === undefined ? line.length - line.trimStart().length : column;
   const to = from + line.length;
   return { from: Math.min(from + start, to), to: Math.max(to, from + start) };
+}
+
+/** One step of a run, as runFromSpec names it (RunStep) and as the dialog lists it. */
+export interface RunStepLine {
+  readonly id: RunStep;
+  readonly label: string;
+}
+
+/** The steps running `text` takes, in order (empty when it doesn't parse). */
+export function runSteps(text: string): RunStepLine[] {
+  const configs = specToCrictlConfigs(text);
+  if (configs === undefined) return [];
+  const podName = asRecord(configs.pod.metadata)?.name;
+  const steps: RunStepLine[] = [
+    { id: 'pod', label: `Start the pod ${typeof podName === 'string' ? podName : ''}`.trim() },
+  ];
+  configs.containers.forEach((container, index) => {
+    const text = (value: unknown, fallback: string): string =>
+      typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
+    const name = text(asRecord(container.metadata)?.name, `#${index + 1}`);
+    const image = text(asRecord(container.image)?.image, '');
+    steps.push(
+      { id: `pull:${index}`, label: `Pull ${image} for ${name}, if the node lacks it` },
+      { id: `create:${index}`, label: `Create the container ${name}` },
+      { id: `start:${index}`, label: `Start the container ${name}` },
+    );
+  });
+  return steps;
 }

@@ -37,7 +37,7 @@ const imageSortKeys: SortKeys<ImageRow> = {
   name: (row) => row.displayName,
   id: (row) => row.id,
   size: (row) => row.sizeBytes,
-  used: (row) => row.usedBy,
+  used: (row) => row.usedBy + row.sandboxes,
   node: (row) => row.nodeId,
 };
 

@@ -1,16 +1,19 @@
 import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
+import type { NodeStatus } from '../../../../shared/model';
 import type { NodeScope } from '../nodes/nodes-store';
 import type { ResourceIndex } from './delta';
 import { filterRows, type ResourceFilter } from './filter';
 import type { ResourceKind, RowsByKind } from './model';
-import type { RowCache } from './rows';
+import { sandboxImagesOf, type RowCache } from './rows';
 
+/** `nodes` tells which image each node runs its sandboxes from (images only). */
 export function deriveRows<K extends ResourceKind>(
   cache: RowCache,
   kind: K,
   index: ResourceIndex,
+  nodes: readonly NodeStatus[] = [],
 ): RowsByKind[K][] {
   switch (kind) {
     case 'pods':
@@ -18,7 +21,7 @@ export function deriveRows<K extends ResourceKind>(
     case 'containers':
       return cache.containerRows(index) as RowsByKind[K][];
     case 'images':
-      return cache.imageRows(index) as RowsByKind[K][];
+      return cache.imageRows(index, sandboxImagesOf(nodes)) as RowsByKind[K][];
   }
   throw new Error(`unknown resource kind ${String(kind)}`);
 }
@@ -27,11 +30,60 @@ export function scopeNodeId(scope: NodeScope): string | undefined {
   return scope.kind === 'node' ? scope.nodeId : undefined;
 }
 
-/** Every row of a kind, across all connected nodes, unfiltered and unsorted. */
+/**
+ * The ids of reconnecting nodes, as one string so the selector's result compares equal
+ * while the set is the same (node statuses change every attempt).
+ */
+function useDownKey(): string {
+  return useNodes((state) =>
+    state.nodes
+      .filter((node) => node.state === 'reconnecting')
+      .map((node) => node.nodeId)
+      .join('\u0000'),
+  );
+}
+
+/** Rows of nodes that are down are held back: they are last known, not live. */
+export function withoutDown<R extends { readonly nodeId: string }>(
+  rows: R[],
+  down: ReadonlySet<string>,
+): R[] {
+  return down.size === 0 ? rows : rows.filter((row) => !down.has(row.nodeId));
+}
+
+/**
+ * Every row of a kind, across all connected nodes, unfiltered and unsorted. A node that
+ * is reconnecting keeps its rows in the store (they come back with its reset), but they
+ * are not shown: see NodeDownBanner and `useHiddenCounts`.
+ */
 export function useAllRows<K extends ResourceKind>(kind: K): RowsByKind[K][] {
   const model = useModel();
   const index = useResources((state) => state.index);
-  return useMemo(() => deriveRows(model.rows, kind, index), [model, kind, index]);
+  const nodes = useNodes((state) => state.nodes);
+  const downKey = useDownKey();
+  const all = useMemo(
+    () => deriveRows(model.rows, kind, index, nodes),
+    [model, kind, index, nodes],
+  );
+  return useMemo(
+    () => withoutDown(all, new Set(downKey === '' ? [] : downKey.split('\u0000'))),
+    [all, downKey],
+  );
+}
+
+/** How many rows of a kind each reconnecting node holds back. */
+export function useHiddenCounts(kind: ResourceKind): ReadonlyMap<string, number> {
+  const downKey = useDownKey();
+  const items = useResources((state) => state.index[kind]);
+  return useMemo(() => {
+    const counts = new Map<string, number>();
+    if (downKey === '') return counts;
+    const down = new Set(downKey.split('\u0000'));
+    for (const item of items.values()) {
+      if (down.has(item.nodeId)) counts.set(item.nodeId, (counts.get(item.nodeId) ?? 0) + 1);
+    }
+    return counts;
+  }, [downKey, items]);
 }
 
 /**

@@ -4,11 +4,14 @@ import { Icon } from '../../ui/icons';
 import { openPullDialog, openRunDialog } from './dialogs';
 import type { ResourceKind } from './model';
 import { ResourceView } from './ResourceView';
+import { useHiddenCounts } from './use-rows';
 
 /** Rows of a kind in the current scope, for the sidebar. */
+/** The rows a table would show: in scope, and not of a node that is down (hidden). */
 function useScopedCount(kind: ResourceKind): number | undefined {
   const scope = useNodes((state) => state.scope);
-  return useResources((state) => {
+  const hidden = useHiddenCounts(kind);
+  const count = useResources((state) => {
     const map = state.index[kind];
     if (state.loaded.size === 0) return undefined;
     if (scope.kind === 'all') return map.size;
@@ -16,6 +19,12 @@ function useScopedCount(kind: ResourceKind): number | undefined {
     for (const item of map.values()) if (item.nodeId === scope.nodeId) n += 1;
     return n;
   });
+  if (count === undefined) return undefined;
+  let held = 0;
+  for (const [nodeId, n] of hidden) {
+    if (scope.kind === 'all' || scope.nodeId === nodeId) held += n;
+  }
+  return count - held;
 }
 
 function RunPodButton({ primary = false }: { primary?: boolean }) {

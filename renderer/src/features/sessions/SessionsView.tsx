@@ -9,6 +9,7 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatBytes, formatCount } from '../../ui/format';
 import { Icon, type IconName } from '../../ui/icons';
 import { Sparkline } from '../../ui/Sparkline';
+import { NodeLabel } from '../nodes/NodeLabel';
 import { VirtualTable, type Column } from '../../ui/VirtualTable';
 import { clearHistory, confirmKill } from './actions';
 import {
@@ -115,9 +116,10 @@ const columns: readonly Column<SessionRow>[] = [
   {
     id: 'node',
     header: 'Node',
-    width: 100,
-    priority: 3,
-    render: ({ session }) => <span title={session.nodeName}>{session.nodeName}</span>,
+    width: 128,
+    priority: 6,
+    resizable: true,
+    render: ({ session }) => <NodeLabel nodeId={session.nodeId} fallback={session.nodeName} />,
   },
   {
     id: 'target',
@@ -188,10 +190,10 @@ const columns: readonly Column<SessionRow>[] = [
   {
     id: 'throughput',
     header: 'Throughput',
-    width: 120,
+    width: 150,
     render: ({ session, live }) => (
       <span className="session-throughput" title={`${formatBytes(rateOf(session))}/s now`}>
-        <Sparkline values={session.throughput} width={60} label="Bytes per second, last minute" />
+        <Sparkline values={session.throughput} width={48} label="Bytes per second, last minute" />
         {live && <span className="cell-sub">{formatBytes(rateOf(session))}/s</span>}
       </span>
     ),

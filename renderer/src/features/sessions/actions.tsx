@@ -26,6 +26,7 @@ export function confirmKill(model: AppModel, session: SessionSnapshot): void {
         onConfirm={() =>
           runAction(model, () => model.client.services.sessions.kill(session.id), {
             failure: `Could not kill the ${what}`,
+            topic: `kill:${session.id}`,
           })
         }
       >

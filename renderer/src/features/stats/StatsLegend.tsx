@@ -10,6 +10,8 @@ export interface LegendEntry {
   readonly color?: string;
   readonly cpuPercent?: number;
   readonly memoryBytes?: number;
+  /** A pod the runtime can't read stats of: why, in a sentence and in its own words. */
+  readonly unreadable?: { readonly reason: string; readonly detail: string };
 }
 
 /**
@@ -67,6 +69,7 @@ export function StatsLegend({
           {entries.map((entry) => {
             const isCharted = entry.color !== undefined;
             const full = !isCharted && charted >= maxCharted;
+            const { unreadable } = entry;
             return (
               <tr
                 key={entry.id}
@@ -78,8 +81,14 @@ export function StatsLegend({
                   <input
                     type="checkbox"
                     checked={isCharted}
-                    disabled={full}
-                    title={full ? `At most ${maxCharted} at once` : undefined}
+                    disabled={full || unreadable !== undefined}
+                    title={
+                      unreadable !== undefined
+                        ? 'Its stats can’t be read: nothing to chart'
+                        : full
+                          ? `At most ${maxCharted} at once`
+                          : undefined
+                    }
                     aria-label={`Chart ${entry.label}`}
                     onChange={(event) => onToggle(entry.id, event.target.checked)}
                   />
@@ -100,13 +109,26 @@ export function StatsLegend({
                       </span>
                     )}
                   </span>
+                  {unreadable !== undefined && (
+                    <span className="stats-legend-reason" title={unreadable.detail}>
+                      {unreadable.reason}
+                    </span>
+                  )}
                 </th>
-                <td className="num" data-metric="cpu">
-                  {formatCpu(entry.cpuPercent)}
-                </td>
-                <td className="num" data-metric="memory">
-                  {formatMemory(entry.memoryBytes)}
-                </td>
+                {unreadable !== undefined ? (
+                  <td colSpan={2} className="num stats-legend-unread" title={unreadable.detail}>
+                    can’t be read
+                  </td>
+                ) : (
+                  <>
+                    <td className="num" data-metric="cpu">
+                      {formatCpu(entry.cpuPercent)}
+                    </td>
+                    <td className="num" data-metric="memory">
+                      {formatMemory(entry.memoryBytes)}
+                    </td>
+                  </>
+                )}
               </tr>
             );
           })}

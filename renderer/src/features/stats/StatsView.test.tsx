@@ -5,7 +5,7 @@ import type { EventSink } from '../../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
-import type { NodeStatus, StatsUpdate } from '../../../../shared/model';
+import type { NodeStatus, StatsSample, StatsUpdate } from '../../../../shared/model';
 import { createAppModel, type AppModel } from '../../app/model';
 import { mountView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
@@ -65,6 +65,15 @@ async function settle(check: () => void): Promise<void> {
   });
 }
 
+/** The view's stats subscription delivers one sample as its history. */
+async function deliver(view: Rendered, sample: StatsSample): Promise<void> {
+  await settle(() => expect(view.sinks).toHaveLength(1));
+  await act(async () => {
+    view.sinks[0]?.next({ reset: true, intervalMs: 2000, historyMs: 300_000, samples: [sample] });
+    await Promise.resolve();
+  });
+}
+
 describe('the Stats view', () => {
   it('says how to get a node when none is connected', async () => {
     const view = await render([]);
@@ -73,28 +82,48 @@ describe('the Stats view', () => {
 
   it('says plainly when the runtime has no pod stats', async () => {
     const view = await render([lab], (model) => statsStoreOf(model).setView({ kind: 'pods' }));
-    await settle(() => expect(view.sinks).toHaveLength(1));
-    await act(async () => {
-      view.sinks[0]?.next({
-        reset: true,
-        intervalMs: 2000,
-        historyMs: 300_000,
-        samples: [
-          {
-            at: 1000,
-            containers: [{ containerId: 'c1', name: 'web', memoryWorkingSetBytes: 1024 }],
-            pods: [],
-            podStatsSupported: false,
-            containerStatsSupported: true,
-          },
-        ],
-      });
-      await Promise.resolve();
+    await deliver(view, {
+      at: 1000,
+      containers: [{ containerId: 'c1', name: 'web', memoryWorkingSetBytes: 1024 }],
+      pods: [],
+      podStatsSupported: false,
+      containerStatsSupported: true,
     });
     await settle(() =>
       expect(view.text()).toContain('Pod stats are not supported by this runtime'),
     );
     expect(view.text()).toContain('Every 2 s · last 5 min');
+  });
+
+  it('lists the pods whose stats cannot be read, with why, never "no pods"', async () => {
+    const view = await render([lab], (model) => statsStoreOf(model).setView({ kind: 'pods' }));
+    await deliver(view, {
+      at: 1000,
+      containers: [],
+      pods: [],
+      podStatsSupported: true,
+      containerStatsSupported: true,
+      podStatsError: {
+        code: 'failed-precondition',
+        message: "The stats of pod batch can't be read.",
+      },
+      unreadablePods: [
+        {
+          podSandboxId: 'p1',
+          name: 'batch',
+          namespace: 'jobs',
+          reason: 'It has no cgroup of its own: it was started without a cgroup parent.',
+          detail: 'cgroupPath is empty',
+        },
+      ],
+    });
+    await settle(() => expect(view.text()).toContain('No pod stats to chart'));
+    expect(view.text()).not.toContain('No running pods');
+    const row = view.element.querySelector('tr[data-series-id="p1"]');
+    expect(row?.textContent).toContain('batch');
+    expect(row?.textContent).toContain('started without a cgroup parent');
+    expect(row?.textContent).toContain('can’t be read');
+    expect(row?.querySelector('input')?.disabled).toBe(true);
   });
 
   it('shows why the stream ended, and subscribes again on Retry', async () => {

@@ -5,6 +5,8 @@ import { useModel, useNodes, useResources } from '../../app/context';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
+import { isFollowed } from '../nodes/nodes-store';
+import { NodeDownBanner } from '../nodes/outage';
 import { NodePicker, defaultNodeId } from '../resources/NodePicker';
 import { resourceKey } from '../resources/model';
 import { useChartTheme } from './chart-theme';
@@ -42,6 +44,7 @@ function Toolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefin
       </label>
       <NodePicker
         id="stats-node"
+        withDown
         value={nodeId}
         onChange={(value) => store.setView({ nodeId: value, selected: {}, focusId: undefined })}
       />
@@ -128,7 +131,10 @@ function StatsCharts({
   const shown = samples[hover ?? samples.length - 1];
   const shownValues = shown === undefined ? undefined : usageById(shown, kind);
   const colors = new Map(series.map((entry) => [entry.id, entry.color]));
+  // Pods whose stats can't be read are listed all the same, with why.
+  const unreadable = kind === 'pods' ? (samples[samples.length - 1]?.unreadablePods ?? []) : [];
   const entries: LegendEntry[] = [...known.keys()]
+    .filter((id) => !unreadable.some((pod) => pod.podSandboxId === id))
     .map((id) => {
       const value = shownValues?.get(id);
       const color = colors.get(id);
@@ -142,6 +148,14 @@ function StatsCharts({
         }),
       };
     })
+    .concat(
+      unreadable.map((pod) => ({
+        id: pod.podSandboxId,
+        label: pod.name,
+        sub: pod.namespace,
+        unreadable: { reason: pod.reason, detail: pod.detail },
+      })),
+    )
     .sort((a, b) => a.label.localeCompare(b.label) || a.sub.localeCompare(b.sub));
 
   const toggle = (id: string, on: boolean): void => {
@@ -152,7 +166,12 @@ function StatsCharts({
   return (
     <div className="stats-body">
       <div className="stats-charts">
-        {charted.length === 0 ? (
+        {charted.length === 0 && known.size === 0 && unreadable.length > 0 ? (
+          <EmptyState icon="stats" title="No pod stats to chart">
+            The runtime can't read the stats of {unreadable.length === 1 ? 'the pod' : 'the pods'}{' '}
+            listed on the right; the list says why.
+          </EmptyState>
+        ) : charted.length === 0 ? (
           <EmptyState icon="stats" title={`No ${kindNames[kind].one} charted`}>
             Tick one in the list to chart it.
           </EmptyState>
@@ -218,10 +237,26 @@ function StatsCharts({
 function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
   const store = useStats();
   const kind = useStore(store, (state) => state.view.kind);
-  const nodeName = useNodes(
-    (state) => state.nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
-  );
+  const node = useNodes((state) => state.nodes.find((candidate) => candidate.nodeId === nodeId));
+  const nodeName = node?.name ?? nodeId;
   const latest = stats?.samples[stats.samples.length - 1];
+
+  // Down: its last samples are not shown as if current; they come back with it.
+  if (node?.state === 'reconnecting') {
+    const hidden =
+      latest === undefined ? 0 : (kind === 'containers' ? latest.containers : latest.pods).length;
+    return (
+      <>
+        <NodeDownBanner
+          node={node}
+          rows={{ hidden, nouns: [kindNames[kind].one, kindNames[kind].many] }}
+        />
+        <EmptyState icon="unplug" title={`${nodeName} is down`}>
+          Its stats show again once Porthole has reconnected.
+        </EmptyState>
+      </>
+    );
+  }
 
   const banners = (
     <>
@@ -282,6 +317,7 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
   } else if (
     latest !== undefined &&
     (kind === 'containers' ? latest.containers : latest.pods).length === 0 &&
+    (kind === 'containers' || (latest.unreadablePods ?? []).length === 0) &&
     stats.samples.every(
       (sample) => (kind === 'containers' ? sample.containers : sample.pods).length === 0,
     )
@@ -312,11 +348,15 @@ export function StatsView() {
   const nodes = useNodes((state) => state.nodes);
   const scope = useNodes((state) => state.scope);
   const chosen = useStore(store, (state) => state.view.nodeId);
-  const nodeId =
-    chosen !== undefined &&
-    nodes.some((node) => node.nodeId === chosen && node.state === 'connected')
-      ? chosen
-      : defaultNodeId(nodes, scope);
+  // A node that is reconnecting stays chosen: its stats come back with it.
+  const followed = (id: string | undefined): boolean =>
+    nodes.some((node) => node.nodeId === id && isFollowed(node));
+  const inScope = scope.kind === 'node' ? scope.nodeId : undefined;
+  const nodeId = followed(chosen)
+    ? (chosen ?? '')
+    : followed(inScope)
+      ? (inScope ?? '')
+      : defaultNodeId(nodes, scope) || (nodes.find(isFollowed)?.nodeId ?? '');
   const stats = useStore(store, (state) => state.byNode[nodeId]);
 
   useEffect(() => {

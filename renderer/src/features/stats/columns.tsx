@@ -14,14 +14,14 @@ export function statsColumns<Row extends StatsRow>(kind: StatsKind): readonly Co
       id: 'cpu',
       priority: 30,
       header: 'CPU',
-      width: 112,
+      width: 124,
       render: (row) => <StatsSparkCell nodeId={row.nodeId} kind={kind} id={row.id} metric="cpu" />,
     },
     {
       id: 'memory',
       priority: 28,
       header: 'Memory',
-      width: 122,
+      width: 140,
       render: (row) => (
         <StatsSparkCell nodeId={row.nodeId} kind={kind} id={row.id} metric="memory" />
       ),

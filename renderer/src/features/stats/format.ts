@@ -25,14 +25,4 @@ export const memoryIncrs: readonly number[] = [0, 10, 20, 30].flatMap((shift) =>
   [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].map((step) => step * 2 ** shift),
 );
 
-/** "13:43:10": a live chart spans minutes, so the day and AM/PM are noise. */
-const clockFormat = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-
-export function formatClock(epochMillis: number): string {
-  return clockFormat.format(epochMillis);
-}
+export { formatClock } from '../../ui/format';

@@ -1,6 +1,10 @@
 import { useStore } from 'zustand';
+import { useModel } from '../../app/context';
 import { Icon } from '../../ui/icons';
-import { endedSummary, startingText } from './phase';
+import { resourceKey } from '../resources/model';
+import { showContainer } from '../resources/navigation';
+import { LeftoverFinder } from './LeftoverFinder';
+import { canReopen, endedSummary, startingText } from './phase';
 import type { TerminalSession } from './session';
 
 /** "Starting bash in web…" over the terminal until the stream is up. */
@@ -24,7 +28,10 @@ export function StartingOverlay({
   );
 }
 
-/** How the session ended, with Reopen (a new session) and Close. */
+/**
+ * How the session ended, with Reopen (a new session) and Close; when the container itself
+ * ended, which no new session can fix, what can be done instead.
+ */
 export function EndedBanner({
   session,
   onClose,
@@ -32,9 +39,12 @@ export function EndedBanner({
   session: TerminalSession;
   onClose: () => void;
 }) {
+  const model = useModel();
   const phase = useStore(session.status, (state) => state.phase);
   if (phase.phase !== 'ended') return null;
   const summary = endedSummary(phase);
+  const reopenable = canReopen(phase);
+  const { nodeId, containerId } = session.sameTarget;
   return (
     <div className="term-ended" role="status" aria-label="Session ended" data-tone={summary.tone}>
       <Icon name={summary.tone === 'error' ? 'alert' : 'info'} />
@@ -42,17 +52,40 @@ export function EndedBanner({
         <div className="term-ended-title">{summary.title}</div>
         {summary.detail !== undefined && <div className="muted">{summary.detail}</div>}
         {summary.hint !== undefined && <div className="muted">{summary.hint}</div>}
-        <div className="faint">Press Enter in the terminal to reopen.</div>
+        {phase.mayStillRun === true && phase.info !== undefined && (
+          <LeftoverFinder info={phase.info} />
+        )}
+        {reopenable && <div className="faint">Press Enter in the terminal to reopen.</div>}
       </div>
       <div className="term-ended-actions">
-        <button
-          type="button"
-          className="btn btn-small btn-primary"
-          onClick={() => session.reopen()}
-        >
-          <Icon name="refresh" size={14} />
-          Reopen
-        </button>
+        {reopenable ? (
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => session.reopen()}
+          >
+            <Icon name="refresh" size={14} />
+            Reopen
+          </button>
+        ) : phase.container === 'stopped' ? (
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => showContainer(model, resourceKey(nodeId, containerId))}
+          >
+            <Icon name="containers" size={14} />
+            Show the container
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => model.ui.getState().navigate('containers')}
+          >
+            <Icon name="containers" size={14} />
+            Go to Containers
+          </button>
+        )}
         <button type="button" className="btn btn-small" onClick={onClose}>
           Close
         </button>

@@ -31,7 +31,8 @@ export function PaneButton({
   disabled?: boolean;
   className?: string;
 }) {
-  const keys = shortcut === undefined ? undefined : shortcutLabel(shortcut, isMac());
+  const browser = useModel().client.mode === 'browser';
+  const keys = shortcut === undefined ? undefined : shortcutLabel(shortcut, isMac(), browser);
   return (
     <button
       type="button"

@@ -13,6 +13,8 @@ import {
 import { openRunCommandDialog } from './RunCommandDialog';
 import { openSettingsDialog } from './SettingsDialog';
 import { contentOf, terminalsOf, terminalsViewId, type TerminalsFeature } from './store';
+import { paneIds } from './layout';
+import { canReopen } from './phase';
 
 /** Enough to find any container by name; the table is there for the rest. */
 const maxContainerCommands = 200;
@@ -142,7 +144,7 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
       },
     );
   }
-  if (phase.phase === 'ended') {
+  if (canReopen(phase)) {
     commands.push({
       id: 'terminal.reopen',
       title: 'Reopen the terminal',
@@ -153,13 +155,32 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
   return commands;
 }
 
-/** Every open pane by name: jump to it from anywhere. */
+/**
+ * Every open pane by name: jump to it from anywhere. Panes with the same name (a split of
+ * one shell) are told apart by where they are: "tab 1, pane 2 of 2".
+ */
 function paneCommands(model: AppModel, feature: TerminalsFeature): Command[] {
-  return feature.orderedPanes().map(([paneId, content]) => {
-    const target = contentOf(content);
+  const places = new Map<string, string>();
+  feature.state.tabs.forEach((tab, tabIndex) => {
+    const ids = paneIds(tab.layout);
+    ids.forEach((paneId, index) =>
+      places.set(
+        paneId,
+        ids.length === 1
+          ? `tab ${tabIndex + 1}`
+          : `tab ${tabIndex + 1}, pane ${index + 1} of ${ids.length}`,
+      ),
+    );
+  });
+  const panes = feature.orderedPanes();
+  const titles = panes.map(([, content]) => contentOf(content).title);
+  return panes.map(([paneId, content], index) => {
+    const title = titles[index] ?? contentOf(content).title;
+    const twin = titles.some((other, at) => at !== index && other === title);
+    const place = places.get(paneId);
     return {
       id: `terminal.go.${paneId}`,
-      title: `Go to terminal ${target.title}`,
+      title: `Go to terminal ${title}${twin && place !== undefined ? ` (${place})` : ''}`,
       group: 'Terminal',
       run: () => {
         model.ui.getState().navigate(terminalsViewId);

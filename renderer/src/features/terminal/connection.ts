@@ -33,6 +33,10 @@ export type ConnectionPhase =
       readonly exitCode?: number;
       readonly reason: string;
       readonly error?: AppErrorData;
+      /** The stream broke: the process may still run in the container (see LeftoverFinder). */
+      readonly mayStillRun?: boolean;
+      /** It ended because its container stopped or was removed (see TerminalEvent). */
+      readonly container?: 'stopped' | 'removed';
     };
 
 export interface ConnectionListener {
@@ -194,6 +198,8 @@ export class TerminalConnection implements Disposable {
         ...(event.exitCode !== undefined && { exitCode: event.exitCode }),
         reason: event.reason,
         ...(event.error !== undefined && { error: event.error }),
+        ...(event.mayStillRun === true && { mayStillRun: true }),
+        ...(event.container !== undefined && { container: event.container }),
       });
       return;
     }

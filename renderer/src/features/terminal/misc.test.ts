@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalInfo } from '../../../../shared/model';
-import { endedSummary, dotState, startingText } from './phase';
+import { canReopen, endedSummary, dotState, startingText } from './phase';
 import { playbackTimeline } from './player';
 import { defaultSettings, normalizeSettings } from './settings';
 import { cssColorToHex } from './theme';
@@ -36,6 +36,23 @@ describe('phase', () => {
       hint: 'Reconnect it.',
       tone: 'error',
     });
+    // Stopped under the session: said as such, with what can be done instead of Reopen.
+    const stopped = {
+      phase: 'ended',
+      info: { ...info, command: ['/bin/ash'] },
+      exitCode: 137,
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
+    } as const;
+    expect(endedSummary(stopped)).toEqual({
+      title: 'The container was stopped.',
+      detail: 'The ash session ended with it (exit code 137).',
+      hint: expect.stringContaining('CRI can’t start a stopped container again') as string,
+      tone: 'ok',
+    });
+    expect(canReopen(stopped)).toBe(false);
+    expect(dotState(stopped)).toBe('ended');
+    expect(canReopen({ phase: 'ended', info, exitCode: 3, reason: '' })).toBe(true);
     expect(dotState({ phase: 'ended', reason: 'Closed.' })).toBe('ended');
     expect(dotState({ phase: 'ended', exitCode: 1, reason: '' })).toBe('failed');
     expect(dotState({ phase: 'probing' })).toBe('starting');

@@ -9,6 +9,7 @@ import { openSettingsDialog } from './SettingsDialog';
 import type { TerminalSession } from './session';
 import { shortcutLabel } from './shortcuts';
 import { terminalsOf } from './store';
+import { canReopen } from './phase';
 
 /** A .cast larger than this is refused before it is read: a player holds it all. */
 const maxCastFileBytes = 64 * 1024 * 1024;
@@ -59,8 +60,12 @@ export async function replayFromFile(model: AppModel): Promise<void> {
   }
 }
 
-function label(mac: boolean, shortcut: Parameters<typeof shortcutLabel>[0]): string | undefined {
-  return shortcutLabel(shortcut, mac);
+function label(
+  model: AppModel,
+  mac: boolean,
+  shortcut: Parameters<typeof shortcutLabel>[0],
+): string | undefined {
+  return shortcutLabel(shortcut, mac, model.client.mode === 'browser');
 }
 
 /** The right-click menu over a terminal. */
@@ -74,37 +79,37 @@ export function contextMenuEntries(
   return [
     {
       label: 'Copy',
-      shortcut: label(mac, { action: 'copy' }),
+      shortcut: label(model, mac, { action: 'copy' }),
       disabled: !hasSelection,
       onSelect: () => void copyWithToast(model, session.term.getSelection(), 'the selection'),
     },
     {
       label: 'Paste',
-      shortcut: label(mac, { action: 'paste' }),
+      shortcut: label(model, mac, { action: 'paste' }),
       onSelect: () => void session.pasteFromClipboard(),
     },
     { label: 'Select all', onSelect: () => session.term.selectAll() },
     {
       label: 'Find…',
-      shortcut: label(mac, { action: 'find' }),
+      shortcut: label(model, mac, { action: 'find' }),
       onSelect: () => feature.setFinding(session.paneId, true),
     },
     { label: 'Clear', onSelect: () => session.term.clear() },
     'separator',
     {
       label: 'Split right',
-      shortcut: label(mac, { action: 'split', direction: 'right' }),
+      shortcut: label(model, mac, { action: 'split', direction: 'right' }),
       onSelect: () => feature.split('right', session.paneId),
     },
     {
       label: 'Split down',
-      shortcut: label(mac, { action: 'split', direction: 'down' }),
+      shortcut: label(model, mac, { action: 'split', direction: 'down' }),
       onSelect: () => feature.split('down', session.paneId),
     },
     'separator',
     {
       label: 'Close pane',
-      shortcut: label(mac, { action: 'close-pane' }),
+      shortcut: label(model, mac, { action: 'close-pane' }),
       onSelect: () => feature.closePane(session.paneId),
     },
   ];
@@ -144,7 +149,7 @@ export function moreMenuEntries(model: AppModel, session: TerminalSession): Menu
       label: 'New tab like this one',
       onSelect: () => feature.duplicate(session.paneId),
     },
-    { label: 'Reopen', disabled: phase.phase !== 'ended', onSelect: () => session.reopen() },
+    { label: 'Reopen', disabled: !canReopen(phase), onSelect: () => session.reopen() },
     {
       label: phase.phase === 'live' && phase.info.kind === 'attach' ? 'Detach' : 'End session',
       disabled: phase.phase !== 'live',

@@ -11,6 +11,8 @@ export function dotState(phase: ConnectionPhase): DotState {
     case 'live':
       return 'live';
     case 'ended':
+      // A container stopped under the session is not the session's error.
+      if (phase.container !== undefined) return 'ended';
       return phase.error !== undefined || (phase.exitCode ?? 0) !== 0 ? 'failed' : 'ended';
   }
 }
@@ -29,8 +31,38 @@ export interface EndedSummary {
   readonly tone: 'ok' | 'error';
 }
 
-export function endedSummary(phase: Extract<ConnectionPhase, { phase: 'ended' }>): EndedSummary {
+type Ended = Extract<ConnectionPhase, { phase: 'ended' }>;
+
+/**
+ * Whether Reopen can work: not when the container itself ended (CRI never starts an
+ * exited container again, and a removed one is gone).
+ */
+export function canReopen(phase: ConnectionPhase): boolean {
+  return phase.phase === 'ended' && phase.container === undefined;
+}
+
+export function endedSummary(phase: Ended): EndedSummary {
   const attach = phase.info?.kind === 'attach';
+  if (phase.container !== undefined) {
+    const program = phase.info?.command[0]?.split('/').pop();
+    const code = phase.exitCode !== undefined ? ` (exit code ${phase.exitCode})` : '';
+    return {
+      title:
+        phase.container === 'removed'
+          ? 'The container was removed.'
+          : attach
+            ? 'The container exited.'
+            : 'The container was stopped.',
+      ...(!attach && {
+        detail: `The ${program === undefined ? '' : `${program} `}session ended with it${code}.`,
+      }),
+      hint:
+        phase.container === 'removed'
+          ? 'Open a terminal in another container.'
+          : 'CRI can’t start a stopped container again: open a terminal in another container, or run its pod again (Run pod… on Pods) for a new one.',
+      tone: 'ok',
+    };
+  }
   if (phase.error !== undefined) {
     return {
       title: phase.error.message,

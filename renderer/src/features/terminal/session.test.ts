@@ -38,6 +38,7 @@ async function openSession(core: FakeTerminalCore, onShortcut = vi.fn(), live = 
       settings: () => defaultSettings,
       colors: () => colors,
       mac: false,
+      browser: false,
       onShortcut,
     },
   );

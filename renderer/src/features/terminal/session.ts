@@ -17,6 +17,7 @@ import { copyText } from '../../ui/clipboard';
 import { CastRecorder } from './asciicast';
 import { formatCommandLine } from './command-line';
 import { TerminalConnection, type ConnectionPhase, type TerminalTarget } from './connection';
+import { canReopen } from './phase';
 import { fileNameFor } from './files';
 import { LineDiscipline } from './line-discipline';
 import type { TerminalSettings } from './settings';
@@ -62,6 +63,8 @@ export interface SessionEnvironment {
   readonly settings: () => TerminalSettings;
   readonly colors: () => TerminalColors;
   readonly mac: boolean;
+  /** In a browser window: some desktop shortcuts belong to the browser (see shortcuts.ts). */
+  readonly browser: boolean;
   /** The feature's shortcuts (split, focus moves, zoom…), run for this session's pane. */
   readonly onShortcut: (session: TerminalSession, shortcut: TerminalShortcut) => void;
 }
@@ -424,7 +427,7 @@ export class TerminalSession implements Disposable {
   }
 
   private onKey(event: KeyboardEvent): boolean {
-    const shortcut = terminalShortcut(event, this.env.mac);
+    const shortcut = terminalShortcut(event, this.env.mac, this.env.browser);
     if (shortcut === undefined) {
       // Enter in an ended pane reopens it, as the banner says.
       if (
@@ -433,7 +436,7 @@ export class TerminalSession implements Disposable {
         !event.ctrlKey &&
         !event.altKey &&
         !event.metaKey &&
-        this.status.getState().phase.phase === 'ended'
+        canReopen(this.status.getState().phase)
       ) {
         event.preventDefault();
         this.reopen();

@@ -83,3 +83,32 @@ describe('shortcutLabel', () => {
     expect(shortcutLabel({ action: 'app' }, false)).toBeUndefined();
   });
 });
+
+describe('terminalShortcut in a browser window', () => {
+  const browser = (event: KeyLike, mac = false) => terminalShortcut(event, mac, true);
+  const altShift = (code: string, keyName: string) =>
+    key(keyName, { code, altKey: true, shiftKey: true });
+
+  it('leaves to the browser what it keeps: Ctrl+1–9, Ctrl+Shift+W, Ctrl+PageUp/PageDown', () => {
+    expect(browser(key('3', { ctrlKey: true }))).toBeUndefined();
+    expect(browser(key('W', { ctrlKey: true, shiftKey: true }))).toBeUndefined();
+    expect(browser(key('PageDown', { ctrlKey: true }))).toBeUndefined();
+    expect(browser(key('w', { metaKey: true }), true)).toBeUndefined();
+    expect(browser(key('2', { metaKey: true }), true)).toBeUndefined();
+  });
+
+  it('uses Alt+Shift with the same keys instead, and keeps the rest', () => {
+    expect(browser(altShift('KeyW', 'W'))).toEqual({ action: 'close-pane' });
+    expect(browser(altShift('Digit3', '#'))).toEqual({ action: 'app' });
+    expect(browser(altShift('PageDown', 'PageDown'))).toEqual({ action: 'tab', step: 1 });
+    expect(browser(altShift('BracketLeft', '{'), true)).toEqual({ action: 'tab', step: -1 });
+    expect(browser(key('E', { ctrlKey: true, shiftKey: true }))).toEqual({
+      action: 'split',
+      direction: 'right',
+    });
+    expect(browser(key('C', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'copy' });
+    expect(shortcutLabel({ action: 'close-pane' }, false, true)).toBe('Alt+Shift+W');
+    expect(shortcutLabel({ action: 'tab', step: 1 }, true, true)).toBe('⌥⇧]');
+    expect(shortcutLabel({ action: 'close-pane' }, false)).toBe('Ctrl+Shift+W');
+  });
+});

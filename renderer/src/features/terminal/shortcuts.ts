@@ -21,6 +21,8 @@ export type TerminalShortcut =
 
 export interface KeyLike {
   readonly key: string;
+  /** The physical key ("Digit3", "KeyW"): what Alt+Shift combinations are read by. */
+  readonly code?: string;
   readonly ctrlKey: boolean;
   readonly shiftKey: boolean;
   readonly altKey: boolean;
@@ -41,7 +43,45 @@ function zoomStep(key: string): 1 | -1 | 0 | undefined {
   return undefined;
 }
 
-export function terminalShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undefined {
+/**
+ * In a browser window (browser mode) some of the desktop's shortcuts belong to the browser
+ * and never reach the page: Ctrl/⌘+1–9 switch the browser's tabs, Ctrl+Shift+W / ⌘W close
+ * its window or tab, Ctrl+PageUp/PageDown / ⌘⇧[ ] move between its tabs. There Porthole
+ * uses Alt+Shift (⌥⇧) with the same keys instead, which browsers leave to pages.
+ */
+function browserShortcut(event: KeyLike): TerminalShortcut | undefined {
+  if (!event.altKey || !event.shiftKey || event.ctrlKey || event.metaKey) return undefined;
+  const code = event.code ?? '';
+  if (/^Digit[1-9]$/.test(code)) return { action: 'app' };
+  if (code === 'KeyW') return { action: 'close-pane' };
+  if (code === 'PageUp' || code === 'BracketLeft') return { action: 'tab', step: -1 };
+  if (code === 'PageDown' || code === 'BracketRight') return { action: 'tab', step: 1 };
+  return undefined;
+}
+
+/** The desktop shortcuts a browser keeps for itself (see browserShortcut). */
+function keptByBrowser(shortcut: TerminalShortcut, event: KeyLike, mac: boolean): boolean {
+  if (shortcut.action === 'app' || shortcut.action === 'close-pane') return true;
+  // Ctrl+PageUp/PageDown on Linux and Windows; ⌘⇧[ ] on macOS.
+  if (shortcut.action === 'tab') return mac || event.key === 'PageUp' || event.key === 'PageDown';
+  return false;
+}
+
+export function terminalShortcut(
+  event: KeyLike,
+  mac: boolean,
+  browser = false,
+): TerminalShortcut | undefined {
+  if (browser) {
+    const own = browserShortcut(event);
+    if (own !== undefined) return own;
+    const desktop = desktopShortcut(event, mac);
+    return desktop === undefined || keptByBrowser(desktop, event, mac) ? undefined : desktop;
+  }
+  return desktopShortcut(event, mac);
+}
+
+function desktopShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undefined {
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   if (mac) {
     if (!event.metaKey || event.ctrlKey) return undefined;
@@ -93,10 +133,21 @@ export function terminalShortcut(event: KeyLike, mac: boolean): TerminalShortcut
   return undefined;
 }
 
-/** How menus and tooltips write a shortcut on this platform. */
-export function shortcutLabel(shortcut: TerminalShortcut, mac: boolean): string | undefined {
+/** How menus and tooltips write a shortcut on this platform (and in a browser window). */
+export function shortcutLabel(
+  shortcut: TerminalShortcut,
+  mac: boolean,
+  browser = false,
+): string | undefined {
   const mod = mac ? '⌘' : 'Ctrl+';
   const shift = mac ? '⇧' : 'Shift+';
+  const altShift = mac ? '⌥⇧' : 'Alt+Shift+';
+  if (browser && shortcut.action === 'close-pane') return `${altShift}W`;
+  if (browser && shortcut.action === 'tab') {
+    return mac
+      ? `${altShift}${shortcut.step === 1 ? ']' : '['}`
+      : `${altShift}${shortcut.step === 1 ? 'PageDown' : 'PageUp'}`;
+  }
   switch (shortcut.action) {
     case 'copy':
       return mac ? '⌘C' : 'Ctrl+Shift+C';

@@ -141,6 +141,7 @@ export class TerminalsFeature implements Disposable {
       settings: () => this.state.settings,
       colors: () => this.currentColors(),
       mac: isMac(),
+      browser: this.model.client.mode === 'browser',
       onShortcut: (from, shortcut) => this.onShortcut(from.paneId, shortcut),
     });
     this.place(paneId, { kind: 'terminal', session }, placement);

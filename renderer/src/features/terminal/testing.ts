@@ -72,6 +72,7 @@ export function fakeTerminalCore(
           transport: 'spdy',
           protocol: 'v5.channel.k8s.io',
           attempts: [],
+          openedAt: 0,
         };
         return info;
       },

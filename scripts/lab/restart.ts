@@ -1,0 +1,143 @@
+/**
+ * Restarting one lab runtime on the same socket, as a crash, an upgrade or a node reboot
+ * would: containerd is stopped (SIGKILL by default: like a crash, its shims and containers
+ * keep running), then started again with the same config, and lab.json records the new
+ * pid. `npm run lab -- restart` and the recovery tests (test/support/lab-runtime.ts) both
+ * come here.
+ */
+import { readFile } from 'node:fs/promises';
+import { CONTAINERD_16, CNI_BIN_DIR, RUNC, ensureContainerd2 } from './apt';
+import { type RuntimeBinaries, runtimeSpec } from './config';
+import { runningPid, startContainerd, stopProcess } from './containerd';
+import { LabError, sleep } from './exec';
+import { progress } from './log';
+import { acquireLock, cacheDir, isAlive, readLabFile, runtimeDirs, writeLabFile } from './state';
+import type { LabRuntimeId } from './types';
+
+/** The programs a lab runtime runs: Debian 12's containerd 1.6, or the cached 2.x. */
+export async function runtimeBinaries(id: LabRuntimeId): Promise<RuntimeBinaries> {
+  if (id === 'containerd-1.6') return { ...CONTAINERD_16, runc: RUNC, cniBinDir: CNI_BIN_DIR };
+  const c2 = await ensureContainerd2(cacheDir());
+  return {
+    containerd: c2.containerd,
+    ctr: c2.ctr,
+    shim: c2.shim,
+    runc: RUNC,
+    cniBinDir: CNI_BIN_DIR,
+  };
+}
+
+export type StopSignal = 'SIGKILL' | 'SIGTERM';
+
+export interface StoppedRuntime {
+  /** The containerd that was stopped. */
+  readonly stoppedPid: number;
+  /** When the signal was sent (epoch ms). */
+  readonly signalledAt: number;
+  /** When it was gone (epoch ms). */
+  readonly stoppedAt: number;
+}
+
+export interface StartedRuntime {
+  readonly pid: number;
+  /** When the new containerd was spawned (epoch ms). */
+  readonly startedAt: number;
+  /** When its CRI reported RuntimeReady and NetworkReady (epoch ms). */
+  readonly readyAt: number;
+}
+
+/**
+ * Dead, or a zombie: killed but not reaped yet (whoever adopted the detached containerd
+ * may reap it late), which holds no socket and answers nothing.
+ */
+async function isGone(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return true;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat === '' || /\) Z /.test(stat);
+}
+
+/** Runs `fn` holding the lab lock, so no `up` or `down` changes the runtime meanwhile. */
+async function locked<T>(fn: () => Promise<T>): Promise<T> {
+  // `up` may hold the lock for a moment (CI starting the lab): wait for it a little.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const release = await acquireLock();
+      try {
+        return await fn();
+      } finally {
+        await release();
+      }
+    } catch (error) {
+      if (!(error instanceof LabError) || !/Another lab command/.test(error.message)) throw error;
+      if (Date.now() > deadline) throw error;
+      await sleep(200);
+    }
+  }
+}
+
+/**
+ * Stops the runtime's containerd and waits until it is gone. SIGKILL leaves the socket
+ * file behind (nothing answers on it), as after a crash; SIGTERM lets containerd remove it.
+ */
+export function stopLabRuntime(
+  id: LabRuntimeId,
+  signal: StopSignal = 'SIGKILL',
+): Promise<StoppedRuntime> {
+  return locked(async () => {
+    const dirs = runtimeDirs(id);
+    const pid = await runningPid(dirs);
+    if (pid === undefined) throw new LabError(`${id} is not running: start the lab first.`);
+    progress(`${id}: stopping containerd (pid ${pid}) with ${signal}`);
+    const signalledAt = Date.now();
+    if (signal === 'SIGTERM') {
+      await stopProcess(`${id} containerd`, pid);
+    } else {
+      process.kill(pid, 'SIGKILL');
+      while (!(await isGone(pid))) await sleep(10);
+    }
+    return { stoppedPid: pid, signalledAt, stoppedAt: Date.now() };
+  });
+}
+
+/**
+ * Starts the runtime's containerd again with its config, on its socket, waits until its CRI
+ * is ready, and records the new pid in lab.json. The images and pods it had are still
+ * there (they live in its root and in the shims).
+ */
+export function startLabRuntime(id: LabRuntimeId): Promise<StartedRuntime> {
+  return locked(async () => {
+    const dirs = runtimeDirs(id);
+    if ((await runningPid(dirs)) !== undefined) {
+      throw new LabError(`${id} is already running: stop it first.`);
+    }
+    const info = await readLabFile();
+    const known = info?.runtimes.find((runtime) => runtime.id === id);
+    if (info === undefined || known === undefined) {
+      throw new LabError(`${id} is not part of the lab: run \`npm run lab -- up\` first.`);
+    }
+    const bins = await runtimeBinaries(id);
+    const startedAt = Date.now();
+    const pid = await startContainerd(runtimeSpec(id), dirs, bins);
+    const readyAt = Date.now();
+    // Re-read: another runtime's entry may have changed while this one started.
+    const latest = (await readLabFile()) ?? info;
+    await writeLabFile({
+      ...latest,
+      runtimes: latest.runtimes.map((runtime) =>
+        runtime.id === id ? { ...runtime, pid } : runtime,
+      ),
+    });
+    progress(`${id}: started again (pid ${pid}), ready after ${readyAt - startedAt} ms`);
+    return { pid, startedAt, readyAt };
+  });
+}
+
+/** Both halves, back to back: how `npm run lab -- restart` restarts a runtime. */
+export async function restartLabRuntime(
+  id: LabRuntimeId,
+  signal: StopSignal = 'SIGKILL',
+): Promise<StoppedRuntime & StartedRuntime> {
+  const stopped = await stopLabRuntime(id, signal);
+  return { ...stopped, ...(await startLabRuntime(id)) };
+}
