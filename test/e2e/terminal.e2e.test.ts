@@ -475,10 +475,11 @@ describe('Terminals in the browser, against the lab', () => {
       const file = typedFile();
       await terminals.run(pane, `cat > ${file}`);
       await waitForProcess('cat');
-      // With the keyboard (Ctrl+1 is Nodes, Ctrl+5 Terminals), then with the sidebar.
-      await page.keyboard.press('Control+1');
+      // With the keyboard (in a browser Alt+Shift+1 is Nodes, Alt+Shift+5 Terminals), then
+      // with the sidebar.
+      await page.keyboard.press('Alt+Shift+Digit1');
       await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
-      await page.keyboard.press('Control+5');
+      await page.keyboard.press('Alt+Shift+Digit5');
       await page.keyboard.type(`keys ${typedText}`);
       await page.keyboard.press('Enter');
       await app.go('Nodes');
