@@ -145,7 +145,13 @@ describe('Logs in the browser, against the lab', () => {
     await expect.poll(() => logs.list.locator('.log-time').count()).toBe(0);
     await page.getByRole('checkbox', { name: 'Timestamps' }).check();
     await expect.poll(() => logs.list.locator('.log-time').count()).toBeGreaterThan(0);
-    // Scrolled up, the list stays put; "Follow new lines" brings the newest back.
+    // Scrolled up, the list stays put; "Follow new lines" brings the newest back. (Once
+    // there is more than a screenful to scroll.)
+    await expect
+      .poll(() => logs.list.evaluate((element) => element.scrollHeight - element.clientHeight), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(200);
     await logs.list.evaluate((element) => {
       element.scrollTop = 0;
     });
