@@ -25,19 +25,16 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 /**
  * containerd (1.6 and 2.x alike) puts the CRI ContainerConfig in the verbose info as
  * `info.config`, omitting false fields: `{tty: true, stdin: true}` or neither. Runtimes
- * without it may still have the OCI spec (`runtimeSpec.process.terminal`): a tty there
+ * without it (CRI-O) still have the OCI spec, from which `detail.tty` comes: a tty there
  * is taken to come with stdin, as `kubectl run -it` sets both. Knowing neither, attach
  * only listens (no tty, no stdin): output is never lost that way, and keystrokes can't
  * go to a process that doesn't read them.
  */
 export function attachSettings(detail: ContainerDetail): AttachSettings {
-  const runtimeInfo = asRecord(detail.info.info);
-  const config = asRecord(runtimeInfo?.config);
+  const config = asRecord(asRecord(detail.info.info)?.config);
   if (config !== undefined) {
     return { tty: config.tty === true, stdin: config.stdin === true, known: true };
   }
-  const terminal = asRecord(asRecord(runtimeInfo?.runtimeSpec)?.process)?.terminal;
-  if (typeof terminal === 'boolean') return { tty: terminal, stdin: terminal, known: true };
   if (detail.tty !== undefined) return { tty: detail.tty, stdin: detail.tty, known: true };
   return { tty: false, stdin: false, known: false };
 }
