@@ -97,6 +97,30 @@ export function toFileError(error: unknown, node: string, path: string): AppErro
   });
 }
 
+function notADirectory(node: string, path: string): AppError {
+  return new AppError({
+    code: 'failed-precondition',
+    message: `${path} on ${node} exists and is not a directory.`,
+  });
+}
+
+/** SFTP failures of a mkdir in words, naming the node and the directory. */
+function toDirectoryError(error: unknown, node: string, path: string): AppError {
+  if (error instanceof AppError) return error;
+  if ((error as { code?: unknown }).code === permissionDenied) {
+    return new AppError({
+      code: 'permission-denied',
+      message: `The SSH user may not create ${path} on ${node}.`,
+      hint: 'Log in as a user who may write there (usually root), or choose a directory that user may write.',
+    });
+  }
+  return new AppError({
+    code: 'unavailable',
+    message: `Creating ${path} on ${node} failed.`,
+    detail: error instanceof Error ? error.message : String(error),
+  });
+}
+
 /** Promise forms of the few SFTP calls used here. */
 export class SftpFiles {
   constructor(
@@ -117,6 +141,35 @@ export class SftpFiles {
     return new Promise((resolve, reject) =>
       this.sftp.stat(path, (error, stats) => (error ? reject(error) : resolve(stats))),
     );
+  }
+
+  /**
+   * `mkdir -p` over SFTP: creates each missing directory of an absolute path (mode 0755),
+   * leaving existing ones alone. A part that exists but is not a directory, or one the SSH
+   * user may not create, fails with an AppError naming it.
+   */
+  async makeDirectories(path: string): Promise<void> {
+    const parts = path.split('/').filter((part) => part !== '');
+    let current = '';
+    for (const part of parts) {
+      current += `/${part}`;
+      const existing = await this.rawStat(current).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === noSuchFile) return undefined;
+        throw toDirectoryError(error, this.node, current);
+      });
+      if (existing !== undefined) {
+        if (!existing.isDirectory()) throw notADirectory(this.node, current);
+        continue;
+      }
+      await new Promise<void>((resolve, reject) =>
+        this.sftp.mkdir(current, { mode: 0o755 }, (error) => (error ? reject(error) : resolve())),
+      ).catch(async (error: unknown) => {
+        // Created meanwhile by someone else (the runtime, another call): fine if a directory.
+        const now = await this.rawStat(current).catch(() => undefined);
+        if (now?.isDirectory() === true) return;
+        throw toDirectoryError(error, this.node, current);
+      });
+    }
   }
 
   realpath(path: string): Promise<string> {
