@@ -142,6 +142,38 @@ describe('ResourceWatcher', () => {
     expect(client.eventWatchers).toBe(1);
   });
 
+  it('polls for good when the stream ends at once with OK and no events (events off)', async () => {
+    const unsupported = vi.fn();
+    const watcher = new ResourceWatcher({
+      nodeId: 'n1',
+      client,
+      useEvents: true,
+      timings,
+      onEventsUnsupported: unsupported,
+    });
+    watchers.push(watcher);
+    await vi.advanceTimersByTimeAsync(0);
+    client.completeEvents();
+    expect(watcher.mode).toBe('polling');
+    expect(unsupported).toHaveBeenCalledOnce();
+    const calls = client.listCalls;
+    // Well past the retry interval: no new subscription, a poll every 2 s.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(client.eventSubscriptions).toBe(1);
+    expect(client.listCalls).toBeGreaterThanOrEqual(calls + 15);
+  });
+
+  it('subscribes again when a stream that delivered events ends with OK', async () => {
+    const { watcher } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    client.emit({ type: 'started' });
+    client.completeEvents();
+    expect(watcher.mode).toBe('polling');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(watcher.mode).toBe('events');
+    expect(client.eventSubscriptions).toBe(2);
+  });
+
   it('reports the runtime failing and recovering, and keeps polling', async () => {
     const health: (string | undefined)[] = [];
     const { deltas } = watch(false, (error) => health.push(error?.code));

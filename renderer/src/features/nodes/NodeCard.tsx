@@ -14,6 +14,7 @@ import {
   openNodeForm,
   versionCommand,
 } from './actions';
+import { updatesText } from './updates';
 
 /** What each capability means, in the words a node debugger would use. */
 const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string>> = {
@@ -30,6 +31,7 @@ const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string
 const capabilityMarks: Readonly<Record<CapabilityState, string>> = {
   supported: '✓',
   unsupported: '—',
+  disabled: '○',
   unknown: '?',
 };
 
@@ -101,11 +103,7 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         {node.updates !== undefined && (
           <>
             <dt>Updates</dt>
-            <dd>
-              {node.updates === 'events'
-                ? 'Live, from the runtime’s container events'
-                : 'Polling (the runtime has no container events)'}
-            </dd>
+            <dd>{updatesText(node)}</dd>
           </>
         )}
         {node.connectedAt !== undefined && (
