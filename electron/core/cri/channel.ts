@@ -85,8 +85,11 @@ export class CriChannel implements Disposable {
           options.signal?.removeEventListener('abort', onAbort);
           if (error) {
             const elapsedMs = Date.now() - startedAt;
+            const aborted = options.signal?.aborted === true;
             reject(
-              this.disposed ? this.closedError(name) : toCriError(error, { ...context, elapsedMs }),
+              this.disposed
+                ? this.closedError(name)
+                : toCriError(error, { ...context, elapsedMs, aborted }),
             );
           } else {
             resolve(response as ResponseOf<M>);
