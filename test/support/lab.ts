@@ -94,9 +94,12 @@ export function readLab(): LabInfo {
 }
 
 /** `1.6`, `2`, `crio` or an id (`containerd-2`, `cri-o`) names a runtime. */
-export function matchesRuntime(runtime: Pick<LabRuntime, 'id'>, wanted: string): boolean {
+export function matchesRuntime(
+  runtime: Pick<LabRuntime, 'id'>,
+  wanted: string | undefined,
+): boolean {
   return (
-    runtime.id === wanted ||
+    (wanted !== undefined && runtime.id === wanted) ||
     runtime.id === `containerd-${wanted}` ||
     (runtime.id === 'cri-o' && wanted === 'crio')
   );
