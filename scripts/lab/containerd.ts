@@ -3,7 +3,7 @@
  * its `ctr`, describe it, and on `down` clean up after it (shims, runc containers, mounts,
  * network leftovers, its directory).
  */
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   type RuntimeBinaries,
@@ -12,12 +12,11 @@ import {
   renderCniConflist,
   renderContainerdConfig,
 } from './config';
-import { withCri } from './cri';
 import {
+  describeDaemon,
   processesMentioning,
   removeNetworkLeftovers,
   removeRuncContainers,
-  shortVersion,
   startDaemon,
   stopProcess,
   unmountUnder,
@@ -26,7 +25,7 @@ import { run } from './exec';
 import { importArchive } from './import';
 import { progress } from './log';
 import type { BuiltImage } from './oci';
-import { type RuntimeDirs, writeIfChanged } from './state';
+import { type RuntimeDirs, makeRuntimeDirs, writeIfChanged } from './state';
 import type { LabRuntime } from './types';
 
 /** Writes config.toml and the CNI conflist; true when the config differs from before. */
@@ -35,17 +34,7 @@ export async function prepareRuntime(
   dirs: RuntimeDirs,
   bins: RuntimeBinaries,
 ): Promise<boolean> {
-  for (const dir of [
-    dirs.root,
-    dirs.state,
-    dirs.cniConfDir,
-    dirs.cniDataDir,
-    dirs.logDir,
-    dirs.podLogDir,
-    dirs.runcRoot,
-  ]) {
-    await mkdir(dir, { recursive: true });
-  }
+  await makeRuntimeDirs(dirs);
   const config = renderContainerdConfig({ spec, dirs, bins });
   const conflist = renderCniConflist(spec.network, dirs);
   const conflistPath = join(dirs.cniConfDir, cniConflistName(spec.network));
@@ -103,22 +92,12 @@ export async function describeRuntime(
   bins: RuntimeBinaries,
   pid: number,
 ): Promise<LabRuntime> {
-  const version = await withCri(dirs.socket, (cri) => cri.version({ timeoutMs: 5000 }));
   return {
-    id: spec.id,
+    ...(await describeDaemon(spec, dirs, pid)),
     kind: 'containerd',
-    version: shortVersion(version.runtimeVersion),
-    versionFull: version.runtimeVersion,
-    endpoint: `unix://${dirs.socket}`,
-    socketPath: dirs.socket,
-    pid,
-    logFile: dirs.logFile,
     root: dirs.root,
     state: dirs.state,
-    podLogDir: dirs.podLogDir,
     importer: { kind: 'ctr', ctr: bins.ctr, socketPath: dirs.socket },
-    configFile: dirs.configFile,
-    network: { ...spec.network },
   };
 }
 

@@ -4,7 +4,7 @@
  * describe it, and on `down` clean up what it leaves (conmon, runc containers, mounts, the
  * bridge, cgroups). See /scripts/lab/README.md for why each setting is what it is.
  */
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   type RuntimeSpec,
@@ -19,12 +19,12 @@ import {
 } from './config';
 import { withCri } from './cri';
 import {
+  describeDaemon,
   processesMentioning,
   removeCgroups,
   removeNetworkLeftovers,
   removeRuncContainers,
   runtimeCgroup,
-  shortVersion,
   startDaemon,
   stopProcess,
   unmountUnder,
@@ -33,7 +33,7 @@ import { LabError, errorMessage, isExecutable, run, tail, which } from './exec';
 import { importArchive } from './import';
 import { progress } from './log';
 import type { BuiltImage } from './oci';
-import { type RuntimeDirs, writeIfChanged } from './state';
+import { type RuntimeDirs, makeRuntimeDirs, writeIfChanged } from './state';
 import type { LabCrioBinaries, LabImageImporter, LabRuntime } from './types';
 
 /** Debian 12's conmon (2.1.6; unstable's 2.1.13 needs glibc 2.38) and runc. */
@@ -171,10 +171,8 @@ export interface CrioStart {
 export async function prepareCrio(options: CrioStart): Promise<boolean> {
   const { spec, dirs } = options;
   const files = crioFiles(dirs);
-  for (const dir of [
-    dirs.base,
-    files.graphRoot,
-    files.runRoot,
+  await makeRuntimeDirs(
+    dirs,
     files.stateDir,
     files.namespacesDir,
     files.exitsDir,
@@ -182,14 +180,7 @@ export async function prepareCrio(options: CrioStart): Promise<boolean> {
     files.keysDir,
     files.authDir,
     files.signaturePolicyDir,
-    dirs.cniConfDir,
-    dirs.cniDataDir,
-    dirs.logDir,
-    dirs.podLogDir,
-    dirs.runcRoot,
-  ]) {
-    await mkdir(dir, { recursive: true });
-  }
+  );
   const wanted: [string, string][] = [
     [
       dirs.configFile,
@@ -250,23 +241,13 @@ export async function describeCrio(
   importer: LabImageImporter,
   pid: number,
 ): Promise<LabRuntime> {
-  const version = await withCri(dirs.socket, (cri) => cri.version({ timeoutMs: 5000 }));
   const files = crioFiles(dirs);
   return {
-    id: spec.id,
+    ...(await describeDaemon(spec, dirs, pid)),
     kind: 'cri-o',
-    version: shortVersion(version.runtimeVersion),
-    versionFull: version.runtimeVersion,
-    endpoint: `unix://${dirs.socket}`,
-    socketPath: dirs.socket,
-    pid,
-    logFile: dirs.logFile,
     root: files.graphRoot,
     state: files.runRoot,
-    podLogDir: dirs.podLogDir,
     importer,
-    configFile: dirs.configFile,
-    network: { ...spec.network },
     crio: bins,
   };
 }

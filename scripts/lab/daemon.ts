@@ -14,7 +14,7 @@ import { withCri } from './cri';
 import { LabError, errorMessage, exists, sleep, tail, tryRun, which } from './exec';
 import { progress, warn } from './log';
 import { type RuntimeDirs, isAlive, processArgs, readPid } from './state';
-import { LAB_CGROUP_ROOT } from './types';
+import { LAB_CGROUP_ROOT, type LabRuntime } from './types';
 
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -156,6 +156,41 @@ async function waitReady(
     `${spec.id}: ${name} did not become ready within ${READY_TIMEOUT_MS / 1000} s (${last}). From ${dirs.logFile}:`,
     await logSince(dirs.logFile, logOffset),
   );
+}
+
+/** What lab.json says of any runtime: its version as the CRI reports it, socket, log… */
+export async function describeDaemon(
+  spec: RuntimeSpec,
+  dirs: RuntimeDirs,
+  pid: number,
+): Promise<
+  Pick<
+    LabRuntime,
+    | 'id'
+    | 'version'
+    | 'versionFull'
+    | 'endpoint'
+    | 'socketPath'
+    | 'pid'
+    | 'logFile'
+    | 'podLogDir'
+    | 'configFile'
+    | 'network'
+  >
+> {
+  const version = await withCri(dirs.socket, (cri) => cri.version({ timeoutMs: 5000 }));
+  return {
+    id: spec.id,
+    version: shortVersion(version.runtimeVersion),
+    versionFull: version.runtimeVersion,
+    endpoint: `unix://${dirs.socket}`,
+    socketPath: dirs.socket,
+    pid,
+    logFile: dirs.logFile,
+    podLogDir: dirs.podLogDir,
+    configFile: dirs.configFile,
+    network: { ...spec.network },
+  };
 }
 
 /** "1.6.20~ds1" → "1.6.20", "v2.1.9+unknown" → "2.1.9". */

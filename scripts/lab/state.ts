@@ -67,6 +67,22 @@ export function runtimeDirs(id: LabRuntimeId, dir = labDir()): RuntimeDirs {
   return dirs;
 }
 
+/** The directories every runtime's daemon needs to exist before it starts. */
+export async function makeRuntimeDirs(dirs: RuntimeDirs, ...more: string[]): Promise<void> {
+  for (const dir of [
+    dirs.root,
+    dirs.state,
+    dirs.cniConfDir,
+    dirs.cniDataDir,
+    dirs.logDir,
+    dirs.podLogDir,
+    dirs.runcRoot,
+    ...more,
+  ]) {
+    await mkdir(dir, { recursive: true });
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

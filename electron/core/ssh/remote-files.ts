@@ -76,23 +76,37 @@ function sameFile(a: RemoteFileStat, b: RemoteFileStat): boolean {
   );
 }
 
-/** SFTP failures in words, naming the node and the path. */
-export function toFileError(error: unknown, node: string, path: string): AppError {
+const permissionHints = {
+  read: 'Container logs are usually readable by root only: log in as root, or give your user read access to the log directory.',
+  create:
+    'Log in as a user who may write there (usually root), or choose a directory that user may write.',
+} as const;
+
+/**
+ * SFTP failures in words, naming the node and the path: of reading a file, or of
+ * creating a directory.
+ */
+export function toFileError(
+  error: unknown,
+  node: string,
+  path: string,
+  doing: 'read' | 'create' = 'read',
+): AppError {
   if (error instanceof AppError) return error;
   const code = (error as { code?: unknown }).code;
-  if (code === noSuchFile) {
+  if (code === noSuchFile && doing === 'read') {
     return new AppError({ code: 'not-found', message: `There is no file ${path} on ${node}.` });
   }
   if (code === permissionDenied) {
     return new AppError({
       code: 'permission-denied',
-      message: `The SSH user may not read ${path} on ${node}.`,
-      hint: 'Container logs are usually readable by root only: log in as root, or give your user read access to the log directory.',
+      message: `The SSH user may not ${doing} ${path} on ${node}.`,
+      hint: permissionHints[doing],
     });
   }
   return new AppError({
     code: 'unavailable',
-    message: `Reading ${path} on ${node} failed.`,
+    message: `${doing === 'read' ? 'Reading' : 'Creating'} ${path} on ${node} failed.`,
     detail: error instanceof Error ? error.message : String(error),
   });
 }
@@ -101,23 +115,6 @@ function notADirectory(node: string, path: string): AppError {
   return new AppError({
     code: 'failed-precondition',
     message: `${path} on ${node} exists and is not a directory.`,
-  });
-}
-
-/** SFTP failures of a mkdir in words, naming the node and the directory. */
-function toDirectoryError(error: unknown, node: string, path: string): AppError {
-  if (error instanceof AppError) return error;
-  if ((error as { code?: unknown }).code === permissionDenied) {
-    return new AppError({
-      code: 'permission-denied',
-      message: `The SSH user may not create ${path} on ${node}.`,
-      hint: 'Log in as a user who may write there (usually root), or choose a directory that user may write.',
-    });
-  }
-  return new AppError({
-    code: 'unavailable',
-    message: `Creating ${path} on ${node} failed.`,
-    detail: error instanceof Error ? error.message : String(error),
   });
 }
 
@@ -155,7 +152,7 @@ export class SftpFiles {
       current += `/${part}`;
       const existing = await this.rawStat(current).catch((error: unknown) => {
         if ((error as { code?: unknown }).code === noSuchFile) return undefined;
-        throw toDirectoryError(error, this.node, current);
+        throw toFileError(error, this.node, current, 'create');
       });
       if (existing !== undefined) {
         if (!existing.isDirectory()) throw notADirectory(this.node, current);
@@ -167,7 +164,7 @@ export class SftpFiles {
         // Created meanwhile by someone else (the runtime, another call): fine if a directory.
         const now = await this.rawStat(current).catch(() => undefined);
         if (now?.isDirectory() === true) return;
-        throw toDirectoryError(error, this.node, current);
+        throw toFileError(error, this.node, current, 'create');
       });
     }
   }

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ContainerDetail } from '../../../shared/model';
 import { attachSettings } from './container-facts';
+import { fakeContainerDetail } from './testing/fake-session';
 
 function detail(info: Record<string, unknown>, tty?: boolean): ContainerDetail {
-  return {
-    id: 'c1',
-    podSandboxId: 'p1',
-    name: 'c',
-    attempt: 0,
-    image: 'busybox',
-    imageRef: 'sha256:1',
-    state: 'running',
-    createdAt: 1,
-    labels: {},
-    annotations: {},
-    reason: '',
-    message: '',
-    mounts: [],
-    logPath: '',
-    ...(tty !== undefined && { tty }),
-    info: { info },
-  };
+  return fakeContainerDetail('c1', { info: { info }, ...(tty !== undefined && { tty }) });
 }
 
 describe('attachSettings', () => {

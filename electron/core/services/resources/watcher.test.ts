@@ -3,7 +3,7 @@ import { AppError } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import { FakeNodeClient, fakeContainer, fakeImage, fakePod } from '../testing/fake-node-client';
 import { diffById } from './diff';
-import { ResourceWatcher } from './watcher';
+import { ResourceWatcher, type ResourceWatcherOptions } from './watcher';
 
 const timings = {
   pollIntervalMs: 2000,
@@ -47,14 +47,11 @@ describe('ResourceWatcher', () => {
     vi.useRealTimers();
   });
 
-  function watch(useEvents: boolean, onHealth?: (e: AppError | undefined) => void) {
-    const watcher = new ResourceWatcher({
-      nodeId: 'n1',
-      client,
-      useEvents,
-      timings,
-      ...(onHealth !== undefined && { onHealth }),
-    });
+  function watch(
+    useEvents: boolean,
+    hooks: Pick<ResourceWatcherOptions, 'onHealth' | 'onEventsUnsupported'> = {},
+  ) {
+    const watcher = new ResourceWatcher({ nodeId: 'n1', client, useEvents, timings, ...hooks });
     watchers.push(watcher);
     const deltas: ResourceDelta[] = [];
     watcher.subscribe({ next: (d) => deltas.push(d), error: () => undefined });
@@ -116,14 +113,7 @@ describe('ResourceWatcher', () => {
   it('falls back to polling when the event stream is unimplemented', async () => {
     client.supportsEvents = false;
     const unsupported = vi.fn();
-    const watcher = new ResourceWatcher({
-      nodeId: 'n1',
-      client,
-      useEvents: true,
-      timings,
-      onEventsUnsupported: unsupported,
-    });
-    watchers.push(watcher);
+    const { watcher } = watch(true, { onEventsUnsupported: unsupported });
     await vi.advanceTimersByTimeAsync(0);
     expect(unsupported).toHaveBeenCalledOnce();
     expect(watcher.mode).toBe('polling');
@@ -144,14 +134,7 @@ describe('ResourceWatcher', () => {
 
   it('polls for good when the stream ends at once with OK and no events (events off)', async () => {
     const unsupported = vi.fn();
-    const watcher = new ResourceWatcher({
-      nodeId: 'n1',
-      client,
-      useEvents: true,
-      timings,
-      onEventsUnsupported: unsupported,
-    });
-    watchers.push(watcher);
+    const { watcher } = watch(true, { onEventsUnsupported: unsupported });
     await vi.advanceTimersByTimeAsync(0);
     client.completeEvents();
     expect(watcher.mode).toBe('polling');
@@ -176,7 +159,7 @@ describe('ResourceWatcher', () => {
 
   it('reports the runtime failing and recovering, and keeps polling', async () => {
     const health: (string | undefined)[] = [];
-    const { deltas } = watch(false, (error) => health.push(error?.code));
+    const { deltas } = watch(false, { onHealth: (error) => health.push(error?.code) });
     await vi.advanceTimersByTimeAsync(0);
     client.failure = new AppError({ code: 'unavailable', message: 'down' });
     await vi.advanceTimersByTimeAsync(2000);
