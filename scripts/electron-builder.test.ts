@@ -19,7 +19,25 @@ interface BuilderConfig {
   linux?: { target?: string[]; icon?: string; category?: string; maintainer?: string };
   mac?: { target?: string | string[]; icon?: string; category?: string };
   win?: { target?: string | string[]; icon?: string };
+  electronFuses?: Record<string, unknown>;
 }
+
+/**
+ * FuseOptionsV1's properties in electron-builder 26.0.12's scheme.json (the version `npm
+ * run dist` runs; its schema has additionalProperties: false, so a misspelt key would
+ * fail the build, or worse, were it ever loosened, be ignored).
+ */
+const fuseOptionsV1 = [
+  'enableCookieEncryption',
+  'enableEmbeddedAsarIntegrityValidation',
+  'enableNodeCliInspectArguments',
+  'enableNodeOptionsEnvironmentVariable',
+  'grantFileProtocolExtraPrivileges',
+  'loadBrowserProcessSpecificV8Snapshot',
+  'onlyLoadAppFromAsar',
+  'resetAdHocDarwinSignature',
+  'runAsNode',
+];
 
 const config = parse(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as BuilderConfig;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -56,6 +74,26 @@ describe('electron-builder.yml', () => {
     expect(asList(config.mac?.target)).toContain('dmg');
     expect(asList(config.win?.target)).toContain('nsis');
     expect(config.asar).toBe(true);
+  });
+
+  it('flips the fuses: no Node shell, encrypted cookies, only its own checked app.asar', () => {
+    const fuses = config.electronFuses ?? {};
+    for (const key of Object.keys(fuses)) expect(fuseOptionsV1, key).toContain(key);
+    expect(fuses).toEqual({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableCookieEncryption: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+      loadBrowserProcessSpecificV8Snapshot: false,
+    });
+    // onlyLoadAppFromAsar needs the app in an asar; RunAsNode off rules out child_process.fork.
+    expect(config.asar).toBe(true);
+    const main = readFileSync(join(root, 'out/app/main/index.cjs'), 'utf8');
+    // (protobufjs has a Writer.fork(), without arguments; child_process.fork takes a module.)
+    expect(main).not.toMatch(/\.fork\([^)]|\.fork\)\(/);
   });
 
   it('has icons that exist and are large enough for every platform', () => {

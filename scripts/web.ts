@@ -4,13 +4,18 @@
  *   npm run web [-- --port 8080] [--open] [--host 0.0.0.0 --allow-remote] [--no-build]
  *
  * Builds the renderer when it is missing or older than its sources, starts the core
- * with the real services, and prints the URL (with its one-time token) to open.
+ * with the real services, and prints a one-time link to open (Enter prints another, for
+ * a second browser). Beyond loopback it serves HTTPS with a self-signed certificate kept
+ * in the config directory, and prints the certificate's fingerprint.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCore } from '../electron/core/composition';
-import { startHost, type Host } from '../electron/core/host';
+import { loadOrCreateCertificate, startHost, type Host, type HostTls } from '../electron/core/host';
+import { defaultConfigDir } from '../electron/core/services';
 import { buildRenderer, rendererIsStale, rendererOutDir } from './build';
 
 export interface BrowserModeOptions {
@@ -30,14 +35,54 @@ export function browserOpener(): { command: string; args: string[] } | undefined
   return found.status === 0 ? { command: 'xdg-open', args: [] } : undefined;
 }
 
-/** Opens `url` in the default browser; false when there is none to open. */
-export function openBrowser(url: string): boolean {
+/** Opens `target` (a file) in the default browser; false when there is none to open. */
+export function openBrowser(target: string): boolean {
   const opener = browserOpener();
   if (opener === undefined) return false;
-  const child = spawn(opener.command, [...opener.args, url], { detached: true, stdio: 'ignore' });
+  const child = spawn(opener.command, [...opener.args, target], {
+    detached: true,
+    stdio: 'ignore',
+  });
   child.on('error', () => undefined);
   child.unref();
   return true;
+}
+
+/**
+ * Opens a one-time link in the browser without putting it on a command line, where
+ * every local user could read it (/proc/<pid>/cmdline): the link goes into a small page
+ * in a private directory (0700, the page 0600) that forwards to it, and the browser is
+ * given that page's path. The page is deleted as soon as its link is used.
+ */
+export async function openInBrowser(
+  host: Pick<Host, 'issueUrl'>,
+  open: (target: string) => boolean = openBrowser,
+): Promise<boolean> {
+  const dir = await mkdtemp(join(tmpdir(), 'porthole-open-'));
+  const page = join(dir, 'open-porthole.html');
+  const forget = (): void => void rm(dir, { recursive: true, force: true });
+  const url = host.issueUrl(forget);
+  const escaped = url.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+  await writeFile(
+    page,
+    `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>Opening Porthole…</title><a href="${escaped}">Open Porthole</a>\n`,
+    { mode: 0o600 },
+  );
+  if (open(page)) return true;
+  forget();
+  return false;
+}
+
+/** The certificate browser mode serves beyond loopback, kept with the rest of the config. */
+async function remoteTls(): Promise<HostTls> {
+  const dir = join(defaultConfigDir(), 'browser-mode-tls');
+  const tls = await loadOrCreateCertificate(dir);
+  if (tls.created) console.log(`Made a self-signed certificate for browser mode in ${dir}.`);
+  return tls;
+}
+
+function isLoopbackHost(host: string | undefined): boolean {
+  return host === undefined || host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 /** Starts browser mode and keeps it running until SIGINT/SIGTERM. */
@@ -46,6 +91,8 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     console.log('Building the renderer…');
     await buildRenderer();
   }
+  const tls =
+    options.allowRemote === true && !isLoopbackHost(options.host) ? await remoteTls() : undefined;
   const core = createCore();
   let host: Host;
   try {
@@ -56,20 +103,33 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
       ...(options.port !== undefined && { port: options.port }),
       ...(options.host !== undefined && { host: options.host }),
       ...(options.allowRemote !== undefined && { allowRemote: options.allowRemote }),
+      ...(tls !== undefined && { tls }),
     });
   } catch (error) {
     core.dispose();
     throw error;
   }
-  console.log(`Porthole is running in browser mode. Open:\n\n  ${host.url}\n`);
-  console.log('The token in the URL is the key: do not share it. Press Ctrl+C to stop.');
-  if (options.open === true && !openBrowser(host.url)) {
-    console.log('(No browser could be opened from here: copy the URL into one.)');
+  if (host.tlsFingerprint !== undefined) {
+    console.log(`The certificate's SHA-256 fingerprint: ${host.tlsFingerprint}`);
+  }
+  const opened = options.open === true && (await openInBrowser(host));
+  if (opened) {
+    console.log('Porthole is running in browser mode, and opening in your browser.');
+  } else {
+    if (options.open === true) console.log('(No browser could be opened from here.)');
+    console.log(`Porthole is running in browser mode. Open:\n\n  ${host.issueUrl()}\n`);
+  }
+  console.log(
+    'The link works once, for one browser: do not share it. Press Enter for another link, Ctrl+C to stop.',
+  );
+  if (process.stdin.isTTY) {
+    process.stdin.on('data', () => console.log(`\n  ${host.issueUrl()}\n`));
   }
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
+    process.stdin.pause();
     host
       .close()
       .finally(() => {

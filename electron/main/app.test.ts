@@ -67,6 +67,7 @@ const electron = vi.hoisted(() => {
     exit: () => undefined,
     whenReady: () => ready,
     getAppPath: () => '/opt/porthole',
+    isPackaged: false,
     quits: 0,
   });
   const headerHooks: ((
@@ -194,5 +195,21 @@ describe('the Electron shell', () => {
     );
     (electron.module.app as unknown as { emit(n: string): void }).emit('will-quit');
     expect(core.disposed).toBe(1);
+  });
+
+  it('gives a packaged build no DevTools, in the window or the menu', async () => {
+    const { runApp } = await import('./app');
+    electron.module.app.isPackaged = true;
+    try {
+      const before = electron.windows.length;
+      expect(runApp()).toBe(true);
+      electron.resolveReady();
+      await vi.waitFor(() => expect(electron.windows).toHaveLength(before + 1));
+      expect(electron.windows.at(-1)?.options.webPreferences).toMatchObject({ devTools: false });
+      const roles = electron.menus.at(-1)?.template.map((item) => item.role);
+      expect(roles).not.toContain('viewMenu');
+    } finally {
+      electron.module.app.isPackaged = false;
+    }
   });
 });

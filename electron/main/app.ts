@@ -18,7 +18,7 @@ import { appEntryUrl } from './app-origin';
 import { registerIpc } from './ipc';
 import { menuTemplate } from './menu';
 import { appContentSecurityPolicy, handleAppProtocol, registerAppScheme } from './protocol';
-import { hardenWebContents, secureWebPreferences } from './security';
+import { hardenWebContents, secureWebPreferences, type ShellFeatures } from './security';
 import {
   captureWindowState,
   loadWindowState,
@@ -50,6 +50,8 @@ export function runApp(): boolean {
     return false;
   }
   registerAppScheme(protocol);
+  // DevTools only where the app runs from its sources, never in a packaged build.
+  const features: ShellFeatures = { devTools: !app.isPackaged };
 
   const store = new DisposableStore();
   const configDir = defaultConfigDir();
@@ -63,7 +65,9 @@ export function runApp(): boolean {
   app.on('second-instance', focus);
 
   // Every web contents, including any we did not create on purpose, is locked down.
-  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, openExternal));
+  app.on('web-contents-created', (_event, contents) =>
+    hardenWebContents(contents, openExternal, features),
+  );
 
   const createWindow = async (): Promise<void> => {
     const displays = screen.getAllDisplays().map((display) => display.workArea);
@@ -77,7 +81,7 @@ export function runApp(): boolean {
       show: false,
       title: 'Porthole',
       backgroundColor: '#1e1e1e',
-      webPreferences: secureWebPreferences(join(app.getAppPath(), layout.preload)),
+      webPreferences: secureWebPreferences(join(app.getAppPath(), layout.preload), features),
     });
     window = created;
     if (state.maximized) created.maximize();
@@ -135,7 +139,7 @@ export function runApp(): boolean {
           onRefused: (url) => console.warn(`Porthole: refused IPC from ${url}`),
         }),
       );
-      Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform)));
+      Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, features)));
       await createWindow();
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) createWindow().catch(fatal);

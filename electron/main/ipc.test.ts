@@ -42,8 +42,21 @@ const services = fakeServices({
 });
 const events = fakeEvents();
 
+let nextRoutingId = 1;
+
 function frame(url: string, destroyed = false) {
-  return { url, isDestroyed: () => destroyed, postMessage: vi.fn() };
+  return {
+    url,
+    processId: 7,
+    routingId: nextRoutingId++,
+    isDestroyed: () => destroyed,
+    postMessage: vi.fn(),
+  };
+}
+
+function portOf(target: ReturnType<typeof frame>, call = 0): FakePortMain {
+  const [, , ports] = target.postMessage.mock.calls[call] as [string, unknown, FakePortMain[]];
+  return ports[0]!;
 }
 
 function setup() {
@@ -101,6 +114,46 @@ describe('the IPC pipe', () => {
       'porthole://app/index.html',
       '(no frame)',
     ]);
+  });
+
+  it('serves one port per frame: a second hello closes the first port and its subscriptions', async () => {
+    let live = 0;
+    const ipcMain = new EventEmitter();
+    registerIpc({
+      ipcMain: ipcMain as unknown as IpcMain,
+      MessageChannelMain: FakeChannel,
+      services,
+      events: fakeEvents({
+        nodes: () => {
+          live += 1;
+          return { dispose: () => (live -= 1) };
+        },
+      }),
+    });
+    const app = frame('porthole://app/index.html');
+    const hello = () =>
+      ipcMain.emit(helloChannel, { senderFrame: app, sender: { mainFrame: app } });
+    hello();
+    const first = createClient(fromMessagePortMain(portOf(app)));
+    first.subscribe('nodes', undefined, () => undefined);
+    await expect.poll(() => live).toBe(1);
+    // A page saying hello a thousand times still holds one served port.
+    for (let i = 0; i < 1000; i += 1) hello();
+    expect(app.postMessage).toHaveBeenCalledTimes(1001);
+    expect(first.isClosed).toBe(true);
+    expect(live).toBe(0);
+    const open = app.postMessage.mock.calls.filter((call) => {
+      const [, , ports] = call as [string, unknown, FakePortMain[]];
+      return !ports[0]!.closed;
+    });
+    expect(open).toHaveLength(1);
+    const last = createClient(fromMessagePortMain(portOf(app, 1000)));
+    await expect(last.services.nodes.list()).resolves.toEqual([]);
+    // Another frame (another window) has a port of its own.
+    const other = frame('porthole://app/index.html');
+    ipcMain.emit(helloChannel, { senderFrame: other, sender: { mainFrame: other } });
+    await expect(last.services.nodes.list()).resolves.toEqual([]);
+    last.dispose();
   });
 
   it('stops listening when disposed', () => {

@@ -31,24 +31,39 @@ export interface IpcDeps {
 
 /**
  * Answers each trusted hello with a fresh MessageChannel: one end is served with the
- * contract here, the other is handed to the page. A reload asks again and gets a new
- * pipe; the old one closes with its page and its subscriptions are disposed.
+ * contract here, the other is handed to the page. One served port per frame: a reload
+ * (or a page that says hello again) gets a new pipe and the frame's previous one is
+ * closed at once, its calls cancelled and its subscriptions disposed, so a page can't
+ * make the core serve more and more ports.
  */
 export function registerIpc(deps: IpcDeps): Disposable {
   const store = new DisposableStore();
+  const served = new Map<string, { readonly close: () => void }>();
   const onHello = (event: IpcMainEvent): void => {
     if (!isTrustedSender(event)) {
       deps.onRefused?.(event.senderFrame?.url ?? '(no frame)');
       return;
     }
+    const frame = event.senderFrame!;
+    const key = `${frame.processId}:${frame.routingId}`;
+    served.get(key)?.close();
     const { port1, port2 } = new deps.MessageChannelMain();
     const port = fromMessagePortMain(port1);
     const serving = store.add(serve(port, deps.services, deps.events));
-    port.onClose(() => {
-      serving.dispose();
-      store.delete(serving);
-    });
-    event.senderFrame?.postMessage(portChannel, null, [port2]);
+    let ended = false;
+    const entry = {
+      close: () => {
+        if (ended) return;
+        ended = true;
+        if (served.get(key) === entry) served.delete(key);
+        serving.dispose();
+        store.delete(serving);
+        port.close();
+      },
+    };
+    served.set(key, entry);
+    port.onClose(entry.close);
+    frame.postMessage(portChannel, null, [port2]);
   };
   deps.ipcMain.on(helloChannel, onHello);
   store.add(toDisposable(() => deps.ipcMain.off(helloChannel, onHello)));

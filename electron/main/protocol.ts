@@ -1,7 +1,9 @@
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Protocol, Net } from 'electron';
-import { contentSecurityPolicy, mimeTypeOf, resolveStaticPath } from '../core/host';
+// The modules themselves, not the host's index: main must not bundle the browser-mode server.
+import { contentSecurityPolicy } from '../core/host/security-headers';
+import { mimeTypeOf, resolveStaticPath } from '../core/host/static-files';
 import { appHost, appScheme } from './app-origin';
 
 /** Must run before `app` is ready: makes `porthole://` a standard, secure scheme. */

@@ -286,7 +286,7 @@ export async function runTerminalBench(
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     // tsx compiles with keepNames: functions sent to page.evaluate call its __name helper.
     await page.addInitScript({ content: 'window.__name = (fn) => fn;' });
-    await page.goto(host.url);
+    await page.goto(host.issueUrl());
 
     await openShell(page, runtime.endpoint);
     await waitForPrompt(page, 0);

@@ -224,7 +224,7 @@ async function coldStart(browser: Browser): Promise<number> {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();
       const started = Date.now();
-      await page.goto(host.url);
+      await page.goto(host.issueUrl());
       // First data: the pods of the connected node, counted in the sidebar.
       await page
         .getByRole('navigation', { name: 'Porthole' })

@@ -163,4 +163,10 @@ export interface ForwardOptions {
   readonly name?: string;
   readonly save?: boolean;
   readonly autoStart?: boolean;
+  /**
+   * Creating a forward that listens beyond loopback (e.g. 0.0.0.0) needs this, set because
+   * the user confirmed other machines may reach it; without it `create` refuses. A saved
+   * auto-start forward of that kind is not started unattended: it waits for a `start`.
+   */
+  readonly exposeBeyondLoopback?: boolean;
 }

@@ -7,8 +7,9 @@ import {
   type ServiceName,
   type Services,
 } from '../contract';
-import { AppError, fromAppErrorData } from '../errors';
+import { AppError, fromAppErrorData, toAppErrorData } from '../errors';
 import { DisposableStore, toDisposable, type Disposable } from '../lifecycle';
+import { checkMessage, defaultRpcLimits, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
 import { parseServerMessage, type ClientMessage } from './protocol';
 
@@ -64,12 +65,20 @@ function cancelled(): AppError {
   return new AppError({ code: 'cancelled', message: 'The request was cancelled.' });
 }
 
+export interface ClientOptions {
+  /** The server's limits, checked before sending; default `defaultRpcLimits`. */
+  readonly limits?: Partial<RpcLimits>;
+}
+
 /**
  * The client half of the RPC: typed proxies of every contract method, and subscriptions.
  * Calls still pending when the port closes reject with `connection-lost`; a call whose
- * signal aborts rejects with `cancelled` at once and tells the server to stop.
+ * signal aborts rejects with `cancelled` at once and tells the server to stop. A request
+ * the server would refuse for its size or depth is refused here, before it is sent, with
+ * the same error; so is one the port can't send (it throws an AppError).
  */
-export function createClient(port: MessagePortLike): RpcClient {
+export function createClient(port: MessagePortLike, options: ClientOptions = {}): RpcClient {
+  const limits: RpcLimits = { ...defaultRpcLimits, ...options.limits };
   const store = new DisposableStore();
   const calls = new Map<number, PendingCall>();
   const subscriptions = new Map<number, ActiveSubscription>();
@@ -79,6 +88,18 @@ export function createClient(port: MessagePortLike): RpcClient {
 
   const post = (message: ClientMessage): void => {
     if (!closed) port.postMessage(message);
+  };
+
+  /** Sends a request; the AppError to answer it with when it can't be sent. */
+  const send = (message: ClientMessage): AppError | undefined => {
+    const breach = checkMessage(message, limits);
+    if (breach !== undefined) return breach;
+    try {
+      post(message);
+      return undefined;
+    } catch (error) {
+      return error instanceof AppError ? error : new AppError(toAppErrorData(error));
+    }
   };
 
   const shutDown = (error: AppError): void => {
@@ -149,8 +170,13 @@ export function createClient(port: MessagePortLike): RpcClient {
           reject(error);
         },
       });
+      const refused = send({ type: 'call', id, service, method, args: trimmed });
+      if (refused !== undefined) {
+        calls.delete(id);
+        reject(refused);
+        return;
+      }
       signal?.addEventListener('abort', onAbort, { once: true });
-      post({ type: 'call', id, service, method, args: trimmed });
     });
   };
 
@@ -184,7 +210,12 @@ export function createClient(port: MessagePortLike): RpcClient {
         next: (payload) => listener(payload as EventPayload<typeof event>),
         error: (error) => onError?.(error),
       });
-      post({ type: 'listen', id, event, argument });
+      const refused = send({ type: 'listen', id, event, argument });
+      if (refused !== undefined) {
+        subscriptions.delete(id);
+        void Promise.resolve().then(() => onError?.(refused));
+        return toDisposable(() => undefined);
+      }
       return toDisposable(() => {
         if (subscriptions.delete(id)) post({ type: 'unlisten', id });
       });

@@ -1,4 +1,11 @@
-export { createClient, type RpcClient, type ServicesProxy, type EventListener } from './client';
+export {
+  createClient,
+  type ClientOptions,
+  type RpcClient,
+  type ServicesProxy,
+  type EventListener,
+} from './client';
+export { checkMessage, defaultRpcLimits, printableName, type RpcLimits } from './limits';
 export { serve, type ServeOptions } from './server';
 export { createMessagePortPair, type MessagePortLike, type MessagePortPairOptions } from './port';
 export {

@@ -261,3 +261,184 @@ describe('a plain Services object serves as well', () => {
     await expect(client.services.nodes.list()).resolves.toHaveLength(1);
   });
 });
+
+describe('limits, whatever carries the messages', () => {
+  function rawServer(services: ServiceHandlers, options?: Parameters<typeof serve>[3]) {
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, services, noEvents, options);
+    const replies: { id: number; type: string; error?: { code: string; message: string } }[] = [];
+    clientPort.onMessage((m) => replies.push(m as (typeof replies)[number]));
+    return { clientPort, replies };
+  }
+
+  it('refuses calls past the in-flight cap with resource-exhausted, and takes more once they end', async () => {
+    const pending: (() => void)[] = [];
+    const list = () =>
+      new Promise<readonly NodeStatus[]>((resolve) => pending.push(() => resolve([])));
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, fakeServices({ nodes: { list } }), noEvents, {
+      limits: { maxInFlightCalls: 3 },
+    });
+    const capped = createClient(clientPort);
+    const running = [
+      capped.services.nodes.list(),
+      capped.services.nodes.list(),
+      capped.services.nodes.list(),
+    ];
+    await expect(capped.services.nodes.list()).rejects.toMatchObject({
+      code: 'resource-exhausted',
+      message: 'Too many calls at once: 3 are already running on this connection.',
+      hint: 'Wait for answers before sending more requests.',
+    });
+    for (const resolve of pending.splice(0)) resolve();
+    await Promise.all(running);
+    const next = capped.services.nodes.list();
+    await tick();
+    pending.shift()?.();
+    await expect(next).resolves.toEqual([]);
+    capped.dispose();
+  });
+
+  it('refuses subscriptions past the cap; an ended one frees its slot', async () => {
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, fakeServices({}), fakeEvents(), { limits: { maxSubscriptions: 2 } });
+    const client = createClient(clientPort);
+    const errors: AppError[] = [];
+    const listen = () =>
+      client.subscribe(
+        'nodes',
+        undefined,
+        () => undefined,
+        (e) => errors.push(e),
+      );
+    const first = listen();
+    listen();
+    listen();
+    await tick();
+    expect(errors.map((e) => [e.code, e.message])).toEqual([
+      ['resource-exhausted', 'Too many subscriptions: 2 are already open on this connection.'],
+    ]);
+    first.dispose();
+    await tick();
+    listen();
+    await tick();
+    expect(errors).toHaveLength(1);
+    client.dispose();
+  });
+
+  it('answers messages over the size, depth or plain-data limits, echoing nothing', async () => {
+    const { clientPort, replies } = rawServer(fakeServices({}), {
+      limits: { maxMessageBytes: 64 * 1024 },
+    });
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i += 1) deep = { a: deep };
+    const wide = Array.from({ length: 20_000 }, () => 0);
+    clientPort.postMessage({
+      type: 'call',
+      id: 1,
+      service: 'nodes',
+      method: 'saveProfile',
+      args: [deep],
+    });
+    clientPort.postMessage({
+      type: 'call',
+      id: 2,
+      service: 'nodes',
+      method: 'saveProfile',
+      args: ['x'.repeat(70_000)],
+    });
+    clientPort.postMessage({
+      type: 'call',
+      id: 3,
+      service: 'nodes',
+      method: 'saveProfile',
+      args: [wide],
+    });
+    clientPort.postMessage({
+      type: 'call',
+      id: 4,
+      service: 'nodes',
+      method: 'saveProfile',
+      args: [new Map([[1, 2]])],
+    });
+    clientPort.postMessage({
+      type: 'listen',
+      id: 5,
+      event: 'nodes',
+      argument: new Uint8Array(70_000),
+    });
+    clientPort.postMessage({ type: 'cancel', id: 6, junk: 'y'.repeat(70_000) });
+    await tick();
+    expect(replies.map((r) => [r.id, r.type, r.error?.code, r.error?.message])).toEqual([
+      [1, 'error', 'invalid-argument', 'The message nests deeper than 32 levels.'],
+      [
+        2,
+        'error',
+        'resource-exhausted',
+        'The message is larger than 0.0625 MiB, the most one message may carry.',
+      ],
+      [
+        3,
+        'error',
+        'resource-exhausted',
+        'The message is larger than 0.0625 MiB, the most one message may carry.',
+      ],
+      [4, 'error', 'invalid-argument', 'The message holds something other than plain data.'],
+      [
+        5,
+        'listen-error',
+        'resource-exhausted',
+        'The message is larger than 0.0625 MiB, the most one message may carry.',
+      ],
+    ]);
+  });
+
+  it('refuses an oversized request in the client, before it is sent', async () => {
+    const saveProfile = vi.fn(() => Promise.reject(new Error('must not be called')));
+    const [clientPort, serverPort] = createMessagePortPair();
+    serve(serverPort, fakeServices({ nodes: { saveProfile } }), noEvents);
+    const sent: unknown[] = [];
+    const counting: MessagePortLike = {
+      ...clientPort,
+      postMessage: (message) => {
+        sent.push(message);
+        clientPort.postMessage(message);
+      },
+    };
+    const client = createClient(counting);
+    await expect(
+      client.services.nodes.saveProfile({
+        kind: 'local',
+        name: 'x'.repeat(2 * 1024 * 1024),
+        endpoint: 'e',
+      }),
+    ).rejects.toMatchObject({ code: 'resource-exhausted' });
+    const refused = await new Promise<AppError>((resolve) =>
+      client.subscribe(
+        'resources',
+        { nodeId: 'y'.repeat(2 * 1024 * 1024) },
+        () => undefined,
+        resolve,
+      ),
+    );
+    expect(refused.code).toBe('resource-exhausted');
+    expect(sent).toEqual([]);
+    expect(saveProfile).not.toHaveBeenCalled();
+    client.dispose();
+  });
+
+  it('rejects a call whose port refuses to send it, keeping nothing pending', async () => {
+    const [clientPort] = createMessagePortPair();
+    const refusing: MessagePortLike = {
+      ...clientPort,
+      postMessage: () => {
+        throw new AppError({ code: 'resource-exhausted', message: 'Too large for the socket.' });
+      },
+    };
+    const client = createClient(refusing);
+    await expect(client.services.nodes.list()).rejects.toMatchObject({
+      message: 'Too large for the socket.',
+    });
+    client.dispose();
+  });
+});

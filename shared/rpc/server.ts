@@ -8,16 +8,33 @@ import {
 import { AppError, toAppErrorData, type AppErrorData } from '../errors';
 import { DisposableStore, type Disposable } from '../lifecycle';
 import { createAbortController } from './abort';
+import { checkMessage, defaultRpcLimits, printableName, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
 import { parseClientMessage, type ServerMessage } from './protocol';
 
 export interface ServeOptions {
   /** Hears what the dispatcher refused or could not send, e.g. for a log. */
   readonly onProtocolError?: (error: AppError) => void;
+  /** Default `defaultRpcLimits`. */
+  readonly limits?: Partial<RpcLimits>;
 }
 
 function invalid(message: string, hint?: string): AppError {
   return new AppError({ code: 'invalid-argument', message, ...(hint !== undefined && { hint }) });
+}
+
+function exhausted(message: string, hint: string): AppError {
+  return new AppError({ code: 'resource-exhausted', message, hint });
+}
+
+/** The id and kind of a message too large or odd to parse, so it can still be answered. */
+function answerable(raw: unknown): { id: number; type: 'error' | 'listen-error' } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { id, type } = raw as { id?: unknown; type?: unknown };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return undefined;
+  if (type === 'call') return { id, type: 'error' };
+  if (type === 'listen') return { id, type: 'listen-error' };
+  return undefined;
 }
 
 type Handler = (...args: unknown[]) => unknown;
@@ -28,6 +45,12 @@ type Handler = (...args: unknown[]) => unknown;
  * AbortSignal that a `cancel` message (or the port closing) aborts; each subscription is
  * disposed on `unlisten` or when the port closes. Disposing stops serving the port
  * (the port itself belongs to the caller).
+ *
+ * Everything a client can make it hold is bounded (`limits`): each message's size, depth
+ * and strings, the calls running at once and the subscriptions open; past a limit the
+ * client gets a `resource-exhausted` (or `invalid-argument`) answer for that request, and
+ * nothing it sent is echoed back beyond a contract-shaped name. Bounding what waits to be
+ * sent is the transport's part (see the host's WebSocket port).
  */
 export function serve(
   port: MessagePortLike,
@@ -35,6 +58,7 @@ export function serve(
   events: EventSource,
   options: ServeOptions = {},
 ): Disposable {
+  const limits: RpcLimits = { ...defaultRpcLimits, ...options.limits };
   const store = new DisposableStore();
   const calls = new Map<number, { abort(): void }>();
   const subscriptions = new Map<number, Disposable>();
@@ -67,7 +91,8 @@ export function serve(
   const onCall = (id: number, service: string, method: string, args: readonly unknown[]): void => {
     const arity = methodArity(service, method);
     if (arity === undefined) {
-      post({ type: 'error', id, error: refuse(invalid(`Unknown method ${service}.${method}.`)) });
+      const name = `${printableName(service)}.${printableName(method)}`;
+      post({ type: 'error', id, error: refuse(invalid(`Unknown method ${name}.`)) });
       return;
     }
     if (args.length > arity) {
@@ -77,6 +102,14 @@ export function serve(
     }
     if (calls.has(id)) {
       post({ type: 'error', id, error: refuse(invalid(`Call ${id} is already running.`)) });
+      return;
+    }
+    if (calls.size >= limits.maxInFlightCalls) {
+      const error = exhausted(
+        `Too many calls at once: ${limits.maxInFlightCalls} are already running on this connection.`,
+        'Wait for answers before sending more requests.',
+      );
+      post({ type: 'error', id, error: refuse(error) });
       return;
     }
     const controller = createAbortController();
@@ -112,12 +145,21 @@ export function serve(
 
   const onListen = (id: number, event: string, argument: unknown): void => {
     if (!isEventName(event)) {
-      post({ type: 'listen-error', id, error: refuse(invalid(`Unknown event ${event}.`)) });
+      const error = refuse(invalid(`Unknown event ${printableName(event)}.`));
+      post({ type: 'listen-error', id, error });
       return;
     }
     if (subscriptions.has(id)) {
       const error = refuse(invalid(`Subscription ${id} already exists.`));
       post({ type: 'listen-error', id, error });
+      return;
+    }
+    if (subscriptions.size >= limits.maxSubscriptions) {
+      const error = exhausted(
+        `Too many subscriptions: ${limits.maxSubscriptions} are already open on this connection.`,
+        'Close views you no longer need, or reload the page.',
+      );
+      post({ type: 'listen-error', id, error: refuse(error) });
       return;
     }
     // `ended` guards both directions: nothing is sent after unlisten, and a source that
@@ -161,6 +203,13 @@ export function serve(
 
   store.add(
     port.onMessage((raw) => {
+      const breach = checkMessage(raw, limits);
+      if (breach !== undefined) {
+        const answer = answerable(raw);
+        refuse(breach);
+        if (answer !== undefined) post({ ...answer, error: toAppErrorData(breach) });
+        return;
+      }
       const message = parseClientMessage(raw);
       if (message === undefined) {
         options.onProtocolError?.(invalid('A malformed message was ignored.'));

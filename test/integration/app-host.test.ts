@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import { createCore, type Core } from '../../electron/core/composition';
 import { CriClient } from '../../electron/core/cri';
 import { startHost, type Host } from '../../electron/core/host';
+import { openRpcSocket } from '../../electron/core/host/testing';
 import { webSocketPort } from '../../electron/core/host/websocket-port';
 import type { AppError } from '../../shared/errors';
 import type { ResourceDelta } from '../../shared/model';
@@ -40,9 +41,12 @@ function status(host: Host, path: string): Promise<number> {
   });
 }
 
-function upgradeStatus(host: Host, query: string, origin: string): Promise<number> {
+function upgradeStatus(host: Host, cookie: string | undefined, origin: string): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc${query}`, { origin });
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc`, {
+      origin,
+      ...(cookie !== undefined && { headers: { cookie } }),
+    });
     ws.on('open', () => {
       ws.close();
       resolve(101);
@@ -53,14 +57,7 @@ function upgradeStatus(host: Host, query: string, origin: string): Promise<numbe
 }
 
 async function connectClient(host: Host): Promise<RpcClient> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/rpc?token=${host.token}`, {
-    origin: host.origin,
-  });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  return createClient(webSocketPort(ws));
+  return createClient(webSocketPort(await openRpcSocket(host)));
 }
 
 /** Collects a subscription's payloads and waits for one that matches. */
@@ -142,16 +139,18 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     });
 
-    it('refuses the page without the right token', async () => {
+    it('refuses the page without a link, and a link twice', async () => {
+      const link = new URL(host.issueUrl());
       expect(await status(host, '/')).toBe(401);
       expect(await status(host, '/?token=wrong')).toBe(403);
-      expect(await status(host, `/?token=${host.token}`)).toBe(200);
+      expect(await status(host, `${link.pathname}${link.search}`)).toBe(200);
+      expect(await status(host, `${link.pathname}${link.search}`)).toBe(403);
     });
 
-    it('refuses WebSocket upgrades without the token or from another origin', async () => {
-      expect(await upgradeStatus(host, '', host.origin)).toBe(401);
-      expect(await upgradeStatus(host, '?token=wrong', host.origin)).toBe(403);
-      expect(await upgradeStatus(host, `?token=${host.token}`, 'http://evil.example')).toBe(403);
+    it('refuses WebSocket upgrades without the session cookie or from another origin', async () => {
+      expect(await upgradeStatus(host, undefined, host.origin)).toBe(401);
+      expect(await upgradeStatus(host, 'porthole-1=wrong', host.origin)).toBe(401);
+      expect(await upgradeStatus(host, host.sessionCookie, 'http://evil.example')).toBe(403);
     });
 
     it('lists the lab runtime and connects it', async () => {

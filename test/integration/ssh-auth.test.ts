@@ -1,9 +1,11 @@
 /**
  * Who Porthole trusts and how it logs in, against real OpenSSH servers: host keys checked
- * against known_hosts (unknown → asked, declined → nothing sent; changed and revoked →
- * refused with a warning, never asked), on every hop of a ProxyJump; logins with key
- * files, passphrases (asked only when needed) and ssh-agent; failures in plain words; the
- * runtime socket probed on the node without a shell.
+ * against known_hosts as OpenSSH checks them, with OpenSSH's own client as the referee
+ * (unknown → asked, declined → nothing sent; changed — a key of another type or ECDSA
+ * curve included — and revoked → refused with a warning, never asked), on every hop of a
+ * ProxyJump; only host names written to known_hosts, and a `ssh-keygen -R` hint that works
+ * pasted into a shell; logins with key files, passphrases (asked only when needed) and
+ * ssh-agent; failures in plain words; the runtime socket probed on the node without a shell.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -139,6 +141,10 @@ beforeAll(async () => {
       '  HostName 127.0.0.1',
       `  Port ${node.port}`,
       '  HashKnownHosts yes',
+      'Host injected-alias',
+      '  HostName 127.0.0.1',
+      `  Port ${node.port}`,
+      '  HostKeyAlias github.com,x.evil.example',
       'Host *',
       '  User root',
       `  IdentityFile ${key.privateKeyPath}`,
@@ -215,9 +221,9 @@ describe('host keys', () => {
     const offered = await keygenFingerprint(node.hostKey.publicKeyPath);
     expect(error.code).toBe('permission-denied');
     expect(error.message).toBe(
-      `The host key of [127.0.0.1]:${node.port} has changed (known: ${known}, offered: ${offered}); Porthole refused to connect to node.`,
+      `The host key of [127.0.0.1]:${node.port} has changed (known: ssh-ed25519 ${known}; offered: ssh-ed25519 ${offered}); Porthole refused to connect to node.`,
     );
-    expect(error.detail).toBe(`The known ssh-ed25519 key is at line 1 of ${path}.`);
+    expect(error.detail).toBe(`The known key is at line 1 of ${path} (ssh-ed25519).`);
     expect(error.hint).toMatch(/intercepting.*reinstalled.*ssh-keygen -R/);
     expect(logSince(node, mark)).not.toMatch(/Accepted publickey|Failed publickey/);
   });
@@ -233,6 +239,155 @@ describe('host keys', () => {
       /^The host key of \[127\.0\.0\.1\]:\d+ \(SHA256:.+\) is revoked;/,
     );
     expect(error.detail).toBe(`Marked @revoked at line 2 of ${path}.`);
+  });
+});
+
+/** The known_hosts line recording `pair` for a server on `port`. */
+function recorded(port: number, pair: KeyPair): string {
+  const [type, blob] = pair.publicKey.split(' ');
+  return `[127.0.0.1]:${port} ${type} ${blob}`;
+}
+
+/** What OpenSSH's own client says about a server, given this known_hosts (it never logs in). */
+async function openSshVerdict(port: number, knownHostsPath: string): Promise<string> {
+  const options = [
+    `UserKnownHostsFile=${knownHostsPath}`,
+    'GlobalKnownHostsFile=/dev/null',
+    'StrictHostKeyChecking=ask',
+    'BatchMode=yes',
+    'UpdateHostKeys=no',
+  ].flatMap((option) => ['-o', option]);
+  const args = ['-F', '/dev/null', ...options, '-i', '/dev/null', '-p', String(port)];
+  return run('ssh', [...args, 'nobody@127.0.0.1', 'true']).then(
+    () => '',
+    (error: { stderr?: string }) => error.stderr ?? '',
+  );
+}
+
+describe('a host key of another type than the one on record', () => {
+  let rsa: KeyPair;
+  beforeAll(async () => {
+    rsa = await generateKey(join(dir, 'recorded_rsa'), { type: 'rsa' });
+  });
+
+  it('is a changed key on the node: refused at once, naming both types and fingerprints', async () => {
+    const path = knownHosts('kh_rsa', [recorded(node.port, rsa)]);
+    // OpenSSH's verdict on the same file: check_hostkeys_by_key_or_type.
+    expect(await openSshVerdict(node.port, path)).toMatch(
+      /REMOTE HOST IDENTIFICATION HAS CHANGED[\s\S]*Offending RSA key/,
+    );
+    const mark = node.log.length;
+    const changed = attempt({ knownHostsPath: path });
+    const error = await connectError(changed.options);
+    expect(changed.prompts).toEqual([]);
+    expect(error.code).toBe('permission-denied');
+    expect(error.message).toBe(
+      `The host key of [127.0.0.1]:${node.port} has changed (known: ssh-rsa ${await keygenFingerprint(rsa.publicKeyPath)}; offered: ssh-ed25519 ${await keygenFingerprint(node.hostKey.publicKeyPath)}); Porthole refused to connect to node.`,
+    );
+    expect(error.detail).toBe(`The known key is at line 1 of ${path} (ssh-rsa).`);
+    // Nothing was sent beyond the key exchange, and known_hosts is as it was.
+    expect(logSince(node, mark)).not.toMatch(/Accepted publickey|Failed publickey/);
+    expect(readFileSync(path, 'utf8')).toBe(`${recorded(node.port, rsa)}\n`);
+  });
+
+  it('is a changed key when the server offers another ECDSA curve', async () => {
+    const p256 = await generateKey(join(dir, 'recorded_p256'), { type: 'ecdsa', bits: 256 });
+    const p384 = await generateKey(join(dir, 'host_p384'), { type: 'ecdsa', bits: 384 });
+    const server = await Sshd.create({ authorizedKeys: [key.publicKey], hostKey: p384 });
+    try {
+      const path = knownHosts('kh_p256', [recorded(server.port, p256)]);
+      expect(await openSshVerdict(server.port, path)).toMatch(
+        /REMOTE HOST IDENTIFICATION HAS CHANGED[\s\S]*Offending ECDSA key/,
+      );
+      const changed = attempt({
+        knownHostsPath: path,
+        target: { host: '127.0.0.1', port: server.port },
+      });
+      const error = await connectError(changed.options);
+      expect(changed.prompts).toEqual([]);
+      expect(error.code).toBe('permission-denied');
+      expect(error.message).toContain(
+        `(known: ecdsa-sha2-nistp256 ${await keygenFingerprint(p256.publicKeyPath)}; offered: ecdsa-sha2-nistp384 ${await keygenFingerprint(p384.publicKeyPath)})`,
+      );
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it('is a changed key on a ProxyJump hop: refused before the node is contacted', async () => {
+    const path = knownHosts('kh_jump_rsa', [node.knownHostsLine, recorded(jump.port, rsa)]);
+    const nodeMark = node.log.length;
+    const viaJump = attempt({ knownHostsPath: path, target: { host: 'via-jump' } });
+    const error = await connectError(viaJump.options);
+    expect(viaJump.prompts).toEqual([]);
+    expect(error.code).toBe('permission-denied');
+    expect(error.message).toBe(
+      `The host key of [127.0.0.1]:${jump.port} has changed (known: ssh-rsa ${await keygenFingerprint(rsa.publicKeyPath)}; offered: ssh-ed25519 ${await keygenFingerprint(jump.hostKey.publicKeyPath)}); Porthole refused to connect to jump host jump (on the way to via-jump).`,
+    );
+    expect(logSince(node, nodeMark)).not.toMatch(/Connection from|Accepted/);
+  });
+
+  it('is known when one of the keys on record is the offered one', async () => {
+    const path = knownHosts('kh_both', [recorded(node.port, rsa), node.knownHostsLine]);
+    const both = attempt({ knownHostsPath: path });
+    const connection = await SshNodeConnection.connect(both.options);
+    connection.dispose();
+    expect(both.prompts).toEqual([]);
+  });
+
+  it('comes with a ssh-keygen -R hint that, pasted into a shell, removes exactly the old key', async () => {
+    // A file name a shell would split and unquote: a space, a quote, a `$`.
+    const awkward = join(dir, "it's a $HOME");
+    mkdirSync(awkward);
+    const path = join(awkward, 'known hosts');
+    const other = `other.example ${rsa.publicKey.split(' ').slice(0, 2).join(' ')}`;
+    writeFileSync(path, `${recorded(node.port, rsa)}\n${other}\n`);
+    const error = await connectError(attempt({ knownHostsPath: path }).options);
+    const command = /remove the old key with: (.+)$/.exec(error.hint ?? '')?.[1];
+    expect(command).toBe(
+      `ssh-keygen -R '[127.0.0.1]:${node.port}' -f '${awkward.replaceAll("'", "'\\''")}/known hosts'`,
+    );
+    await run('sh', ['-c', command!]);
+    expect(readFileSync(path, 'utf8')).toBe(`${other}\n`);
+  });
+});
+
+describe('known_hosts is written only with host names', () => {
+  it('refuses a profile host that known_hosts would read as two patterns, writing nothing', async () => {
+    const path = knownHosts('kh_inject', []);
+    const injected = attempt({
+      knownHostsPath: path,
+      target: { host: 'github.com,x.evil.example' },
+    });
+    const error = await connectError(injected.options);
+    expect(error.code).toBe('invalid-argument');
+    expect(error.message).toMatch(/contains ","/);
+    expect(injected.prompts).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('refuses a HostKeyAlias from the config that is a pattern list', async () => {
+    const path = knownHosts('kh_alias', []);
+    const error = await connectError(
+      attempt({ knownHostsPath: path, target: { host: 'injected-alias' } }).options,
+    );
+    expect(error.message).toBe(
+      'The SSH config gives injected-alias the HostKeyAlias "github.com,x.evil.example", which contains ","; Porthole refused to use it.',
+    );
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('writes an accepted key that OpenSSH finds for exactly that host', async () => {
+    const path = knownHosts('kh_new', []);
+    const accepted = attempt({ knownHostsPath: path });
+    const connection = await SshNodeConnection.connect(accepted.options);
+    connection.dispose();
+    expect(accepted.prompts).toHaveLength(1);
+    const found = await run('ssh-keygen', ['-F', `[127.0.0.1]:${node.port}`, '-f', path]);
+    expect(found.stdout).toContain(node.hostKey.publicKey.split(' ')[1]);
+    await expect(run('ssh-keygen', ['-F', 'github.com', '-f', path])).rejects.toMatchObject({
+      code: 1,
+    });
   });
 });
 

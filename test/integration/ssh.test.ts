@@ -524,7 +524,7 @@ describe('when the connection drops', () => {
       const state = await waitForState(connection, 'disconnected');
       expect(state).toMatchObject({ state: 'disconnected', errorCode: 'permission-denied' });
       expect(state.state === 'disconnected' && state.reason).toMatch(
-        /^The host key of \[127\.0\.0\.1\]:\d+ has changed \(known: SHA256:.+, offered: SHA256:.+\)/,
+        /^The host key of \[127\.0\.0\.1\]:\d+ has changed \(known: ssh-ed25519 SHA256:.+; offered: ssh-ed25519 SHA256:.+\)/,
       );
       expect(impostor.log).not.toMatch(/Accepted publickey/);
 

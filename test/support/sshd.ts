@@ -29,14 +29,21 @@ export interface KeyPair {
 
 export async function generateKey(
   path: string,
-  options: { type?: 'ed25519' | 'ecdsa' | 'rsa'; passphrase?: string; comment?: string } = {},
+  options: {
+    type?: 'ed25519' | 'ecdsa' | 'rsa';
+    /** RSA: 2048 unless given; ECDSA: the curve (256, 384 or 521), 256 unless given. */
+    bits?: number;
+    passphrase?: string;
+    comment?: string;
+  } = {},
 ): Promise<KeyPair> {
   const type = options.type ?? 'ed25519';
+  const bits = options.bits ?? (type === 'rsa' ? 2048 : undefined);
   await run('ssh-keygen', [
     '-q',
     '-t',
     type,
-    ...(type === 'rsa' ? ['-b', '2048'] : []),
+    ...(bits !== undefined ? ['-b', String(bits)] : []),
     // Few KDF rounds: a test decrypts its keys many times, and the default 16 cost ~1 s each.
     ...(options.passphrase ? ['-a', '4'] : []),
     '-N',

@@ -5,4 +5,5 @@
 export { ForwardSupervisor } from './supervisor';
 export { defaultForwardTiming, type ForwardDependencies, type ForwardTiming } from './forward';
 export type { ForwardRuntime } from './resolve';
+export { addressesBeyondLoopback } from './spec';
 export type { Event } from '../emitter';

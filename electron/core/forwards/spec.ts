@@ -60,3 +60,17 @@ export function validateSpec(spec: ForwardSpec): void {
     throw invalid(`Unknown transport "${String(spec.transport)}".`);
   }
 }
+
+/** Only this machine can reach it: 127.0.0.0/8, ::1 (also written as ::ffff:127.x.y.z). */
+function isLoopbackAddress(address: string): boolean {
+  return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
+}
+
+/**
+ * The listen addresses of `spec` that other machines can reach, e.g. `0.0.0.0`; none for
+ * the loopback default. Such a forward is created only when the caller confirms it, and
+ * never started unattended (see the forward manager).
+ */
+export function addressesBeyondLoopback(spec: ForwardSpec): string[] {
+  return (spec.addresses ?? []).filter((address) => !isLoopbackAddress(address));
+}

@@ -1,43 +1,63 @@
 import { access } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
-import { serve } from '../../../shared/rpc';
+import { defaultRpcLimits, serve, type RpcLimits } from '../../../shared/rpc';
 import { setSecurityHeaders } from './security-headers';
+import { HostSession } from './session';
 import { joinRoot, resolveStaticPath, serveFile } from './static-files';
-import { createToken, tokenMatches } from './token';
-import { webSocketPort } from './websocket-port';
+import { certificateFingerprint, type HostTls } from './tls';
+import { webSocketPort, type OutgoingBufferLimits } from './websocket-port';
 
 export interface HostOptions {
   /** 0 (default) picks a free port. */
   readonly port?: number;
-  /** Default 127.0.0.1. Anything not loopback needs `allowRemote`. */
+  /** Default 127.0.0.1. Anything not loopback needs `allowRemote` and `tls`. */
   readonly host?: string;
   /**
-   * Accept a non-loopback bind address. Anyone who can reach it and learns the token
-   * controls the runtimes this host can reach; a warning is printed.
+   * Accept a non-loopback bind address. Anyone who can reach it and holds a link (or the
+   * session cookie) controls the runtimes this host can reach; a warning is printed.
    */
   readonly allowRemote?: boolean;
+  /**
+   * Serve HTTPS (and WSS) with this key and certificate. Required beyond loopback: the
+   * session and every passphrase typed into the page would otherwise cross the network
+   * in plain text.
+   */
+  readonly tls?: HostTls;
   /** The built renderer (index.html and assets). */
   readonly staticDir: string;
   readonly services: ServiceHandlers;
   readonly events: EventSource;
-  /** Default: a fresh random token. Tests may fix one. */
-  readonly token?: string;
+  /** RPC connections at once; default 16. More are refused with 503. */
+  readonly maxConnections?: number;
+  /** Per-connection RPC limits; default `defaultRpcLimits`. */
+  readonly limits?: Partial<RpcLimits>;
+  /** What may wait to be sent to one client; default `defaultOutgoingBufferLimits`. */
+  readonly outgoingBuffer?: OutgoingBufferLimits;
   /** Where warnings go; default stderr. */
   readonly warn?: (message: string) => void;
+  /** Hears every request the RPC refused (a limit, an unknown method…), e.g. for a log. */
+  readonly onRefused?: (error: AppError) => void;
 }
 
 export interface Host {
-  /** The page URL, token included: what the user opens. */
-  readonly url: string;
-  /** `http://127.0.0.1:<port>`: the only Origin the WebSocket accepts. */
+  /** `http(s)://127.0.0.1:<port>`: the only Origin the WebSocket accepts (on loopback). */
   readonly origin: string;
   readonly port: number;
-  readonly token: string;
+  /**
+   * A fresh one-time link that opens the app in one browser: the first load sets the
+   * session cookie, after that the link opens nothing. `onUsed` runs when it is spent.
+   */
+  issueUrl(onUsed?: () => void): string;
+  /** `name=value` of the session cookie, for clients that are not browsers (tests, benches). */
+  readonly sessionCookie: string;
+  /** SHA-256 fingerprint of the certificate (`AB:CD:…`) when serving HTTPS. */
+  readonly tlsFingerprint?: string;
   /** Number of open RPC connections. */
   readonly connections: number;
   close(): Promise<void>;
@@ -46,25 +66,45 @@ export interface Host {
 /** The one WebSocket endpoint that carries the RPC. */
 export const rpcPath = '/rpc';
 
+/** Files are only served from here: the build's content-hashed output. */
+const assetsPrefix = '/assets/';
+
+const defaultMaxConnections = 16;
+
 const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
 
 function isLoopback(host: string): boolean {
   return loopbackHosts.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** The URL path decoded, the way the file system will see it; undefined when malformed. */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Browser mode: serves the built renderer and carries the contract over one WebSocket.
- * The page needs `?token=` to load, and every WebSocket upgrade needs the token and an
- * Origin equal to this host's own origin, so other pages in the same browser (and other
- * users of the machine) can't drive it. Binds loopback only, unless told otherwise.
+ * The page loads with a one-time link or the session cookie it set (see session.ts), and
+ * every WebSocket upgrade needs the cookie and an Origin equal to this host's own origin,
+ * so other pages in the same browser (and other users of the machine) can't drive it.
+ * Binds loopback only, unless told otherwise — and then only over TLS.
  */
 export async function startHost(options: HostOptions): Promise<Host> {
   const bindHost = options.host ?? '127.0.0.1';
   const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const tls = options.tls;
   if (!isLoopback(bindHost)) {
     if (options.allowRemote !== true) {
       throw new AppError({
@@ -73,10 +113,13 @@ export async function startHost(options: HostOptions): Promise<Host> {
         hint: 'Pass allowRemote (--allow-remote) if other machines really should reach this host.',
       });
     }
-    warn(
-      `WARNING: Porthole is listening on ${bindHost}, reachable from other machines. ` +
-        'Anyone with the URL (and its token) controls the container runtimes this host can reach.',
-    );
+    if (tls === undefined) {
+      throw new AppError({
+        code: 'failed-precondition',
+        message: `Refusing to listen on ${bindHost} without TLS: the session and every passphrase typed into the page would cross the network in plain text.`,
+        hint: '`npm run web -- --host 0.0.0.0 --allow-remote` makes a self-signed certificate for it and prints its fingerprint.',
+      });
+    }
   }
   const indexPath = joinRoot(options.staticDir, 'index.html');
   try {
@@ -89,26 +132,31 @@ export async function startHost(options: HostOptions): Promise<Host> {
     });
   }
 
-  const token = options.token ?? createToken();
+  const scheme = tls === undefined ? 'http' : 'https';
+  const limits: RpcLimits = { ...defaultRpcLimits, ...options.limits };
+  const maxConnections = options.maxConnections ?? defaultMaxConnections;
   const sockets = new Set<WebSocket>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  // maxPayload bounds a frame before it is parsed; the RPC bounds what is inside.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
   let origin = '';
   let allowedOrigins = new Set<string>();
+  // Made once the port is known (the cookie is named after it); requests come after that.
+  let session: HostSession | undefined = undefined;
 
   /** The Host header must name this server: defeats DNS rebinding. */
   const hostAllowed = (request: IncomingMessage): boolean => {
     const header = request.headers.host;
     if (header === undefined) return false;
-    if (bindHost === '0.0.0.0' || bindHost === '::') return true;
-    return allowedOrigins.has(`http://${header}`);
+    if (isWildcard(bindHost)) return true;
+    return allowedOrigins.has(`${scheme}://${header}`);
   };
 
   const originAllowed = (request: IncomingMessage): boolean => {
     const header = request.headers.origin;
     if (header === undefined) return false;
-    if (bindHost === '0.0.0.0' || bindHost === '::')
-      return header === `http://${request.headers.host ?? ''}`;
-    return allowedOrigins.has(header) && header === `http://${request.headers.host ?? ''}`;
+    const own = `${scheme}://${request.headers.host ?? ''}`;
+    if (isWildcard(bindHost)) return header === own;
+    return allowedOrigins.has(header) && header === own;
   };
 
   const handleRequest = async (
@@ -122,52 +170,77 @@ export async function startHost(options: HostOptions): Promise<Host> {
       return plain(response, 405, 'Method not allowed');
     }
     const url = new URL(request.url ?? '/', origin);
-    const isFile = /\.[a-z0-9]+$/i.test(url.pathname) && url.pathname !== '/index.html';
-    if (!isFile) {
-      // The app itself (any route without a file extension): only with the token.
-      const presented = url.searchParams.get('token');
-      if (presented === null)
-        return plain(response, 401, 'Open the URL Porthole printed, token included.');
-      if (!tokenMatches(presented, token)) return plain(response, 403, 'Wrong token.');
-      const served = await serveFile(request, response, options.staticDir, indexPath, 'no-store');
-      if (!served) plain(response, 500, 'index.html is missing');
+    // Decided on the decoded path, as the file system sees it: `/%69ndex.html` is the app.
+    const path = decodedPath(url.pathname);
+    if (path === undefined) return plain(response, 400, 'Bad request');
+    if (path.startsWith(assetsPrefix)) {
+      const file = resolveStaticPath(options.staticDir, url.pathname);
+      if (file === undefined) return plain(response, 404, 'Not found');
+      // Built assets have content hashes in their names: cache them.
+      const cache = 'public, max-age=31536000, immutable';
+      if (!(await serveFile(request, response, options.staticDir, file, cache))) {
+        plain(response, 404, 'Not found');
+      }
       return;
     }
-    const path = resolveStaticPath(options.staticDir, url.pathname);
-    if (path === undefined) return plain(response, 404, 'Not found');
-    // Built assets have content hashes in their names: cache them; not the rest.
-    const cache = url.pathname.startsWith('/assets/')
-      ? 'public, max-age=31536000, immutable'
-      : 'no-cache';
-    if (!(await serveFile(request, response, options.staticDir, path, cache))) {
-      plain(response, 404, 'Not found');
+    // The app itself (any other path is an app route): with a link or the session cookie.
+    const current = session!;
+    // Only a GET spends a link: a HEAD (a link preview, a checker) leaves it for the browser.
+    const presented = request.method === 'GET' ? url.searchParams.get('token') : null;
+    if (presented !== null && current.redeem(presented)) {
+      response.setHeader('Set-Cookie', current.setCookie());
+    } else if (!current.admits(request)) {
+      return plain(
+        response,
+        presented === null ? 401 : 403,
+        presented === null
+          ? 'Open the link Porthole printed: it lets this browser in.'
+          : 'This link has been used already (each works once) or is not from this Porthole. Ask `npm run web` for a new one: press Enter where it runs.',
+      );
     }
+    const served = await serveFile(request, response, options.staticDir, indexPath, 'no-store');
+    if (!served) plain(response, 500, 'index.html is missing');
   };
 
-  const server = createServer((request, response) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
     handleRequest(request, response).catch(() => {
       if (!response.headersSent) plain(response, 500, 'Internal error');
       else response.destroy();
     });
-  });
+  };
+  const server: Server =
+    tls === undefined
+      ? createServer(onRequest)
+      : createTlsServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, onRequest);
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refuse = (status: number, reason: string): void => {
+    const refuse = (status: number, reason: string, text = reason): void => {
       socket.end(
-        `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+        `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
       );
     };
     const url = new URL(request.url ?? '/', origin);
     if (url.pathname !== rpcPath) return refuse(404, 'Not Found');
     if (!hostAllowed(request)) return refuse(421, 'Misdirected Request');
     if (!originAllowed(request)) return refuse(403, 'Forbidden');
-    const presented = url.searchParams.get('token');
-    if (presented === null) return refuse(401, 'Unauthorized');
-    if (!tokenMatches(presented, token)) return refuse(403, 'Forbidden');
+    if (!session!.admits(request)) return refuse(401, 'Unauthorized');
+    if (sockets.size >= maxConnections) {
+      return refuse(
+        503,
+        'Service Unavailable',
+        `Porthole serves at most ${maxConnections} connections at once; close another of its tabs.`,
+      );
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
-      const port = webSocketPort(ws);
-      const serving = serve(port, options.services, options.events);
+      const port = webSocketPort(
+        ws,
+        options.outgoingBuffer !== undefined ? { buffer: options.outgoingBuffer } : {},
+      );
+      const serving = serve(port, options.services, options.events, {
+        limits,
+        ...(options.onRefused !== undefined && { onProtocolError: options.onRefused }),
+      });
       // Pings find peers that vanished without a close (a suspended laptop, a killed tab).
       let alive = true;
       ws.on('pong', () => (alive = true));
@@ -192,18 +265,28 @@ export async function startHost(options: HostOptions): Promise<Host> {
     });
   });
   const port = (server.address() as AddressInfo).port;
-  origin = `http://${hostForUrl(bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost)}:${port}`;
+  session = new HostSession(port, tls !== undefined);
+  origin = `${scheme}://${hostForUrl(isWildcard(bindHost) ? '127.0.0.1' : bindHost)}:${port}`;
   allowedOrigins = new Set(
     isLoopback(bindHost)
-      ? [origin, `http://localhost:${port}`, `http://127.0.0.1:${port}`]
+      ? [origin, `${scheme}://localhost:${port}`, `${scheme}://127.0.0.1:${port}`]
       : [origin],
   );
-
+  const fingerprint = tls === undefined ? undefined : certificateFingerprint(tls.cert);
+  if (!isLoopback(bindHost)) {
+    warn(
+      `WARNING: Porthole is listening on ${bindHost}, reachable from other machines. ` +
+        'Anyone who opens one of its links first controls the container runtimes this host can reach. ' +
+        `Its certificate's SHA-256 fingerprint is ${fingerprint ?? '?'}: check it when the browser asks.`,
+    );
+  }
+  const opened = session;
   return {
-    url: `${origin}/?token=${token}`,
     origin,
     port,
-    token,
+    issueUrl: (onUsed) => `${origin}/?token=${opened.issue(onUsed)}`,
+    sessionCookie: opened.cookie,
+    ...(fingerprint !== undefined && { tlsFingerprint: fingerprint }),
     get connections() {
       return sockets.size;
     },

@@ -2,3 +2,11 @@ export { startHost, rpcPath, type Host, type HostOptions } from './host';
 export { contentSecurityPolicy } from './security-headers';
 export { createToken, tokenMatches } from './token';
 export { resolveStaticPath, mimeTypeOf } from './static-files';
+export { certificateFingerprint, loadOrCreateCertificate, localNames, type HostTls } from './tls';
+export {
+  defaultOutgoingBufferLimits,
+  notReadingClose,
+  webSocketPort,
+  type OutgoingBufferLimits,
+  type WebSocketPortOptions,
+} from './websocket-port';

@@ -2,13 +2,53 @@ import type { WebSocket } from 'ws';
 import { toDisposable } from '../../../shared/lifecycle';
 import type { MessagePortLike } from '../../../shared/rpc';
 
+const MiB = 1024 * 1024;
+
 /**
- * A server-side WebSocket as the RPC's port: JSON text frames, one message each. Binary
- * frames are reserved for byte streams (terminals, logs) and ignored here.
+ * How much may wait to be sent to one peer. A client that stops reading makes every answer
+ * and event pile up in this process: past `pauseAbove` the socket is no longer read (the
+ * client's own sends then stall), below `resumeBelow` reading goes on, and past `closeAbove`
+ * the connection is closed (1008), so one greedy client costs a bounded amount of memory
+ * and never the other clients' answers.
  */
-export function webSocketPort(socket: WebSocket): MessagePortLike {
+export interface OutgoingBufferLimits {
+  readonly pauseAbove: number;
+  readonly resumeBelow: number;
+  readonly closeAbove: number;
+}
+
+export const defaultOutgoingBufferLimits: OutgoingBufferLimits = {
+  pauseAbove: 4 * MiB,
+  resumeBelow: 1 * MiB,
+  // Well above the largest snapshot a legitimate client is sent at once.
+  closeAbove: 64 * MiB,
+};
+
+/** The close code and reason a client that stopped reading gets (a reason fits 123 bytes). */
+export const notReadingClose = {
+  code: 1008,
+  reason: 'Porthole closed this connection: its answers went unread.',
+} as const;
+
+export interface WebSocketPortOptions {
+  readonly buffer?: OutgoingBufferLimits;
+}
+
+/**
+ * The host's end of a WebSocket as the RPC's port: JSON text frames, one message each.
+ * Binary frames are reserved for byte streams (terminals, logs) and ignored here. What the
+ * core sends is not capped per message (a resources snapshot of thousands of containers is
+ * one), but what waits unread is (see OutgoingBufferLimits); what it receives is bounded by
+ * the server's maxPayload and the RPC's own limits.
+ */
+export function webSocketPort(
+  socket: WebSocket,
+  options: WebSocketPortOptions = {},
+): MessagePortLike {
+  const buffer = options.buffer ?? defaultOutgoingBufferLimits;
   const closeListeners = new Set<() => void>();
   let closed = false;
+  let paused = false;
   const onClose = (): void => {
     if (closed) return;
     closed = true;
@@ -17,10 +57,27 @@ export function webSocketPort(socket: WebSocket): MessagePortLike {
   };
   socket.on('close', onClose);
   socket.on('error', () => socket.terminate());
+
+  const afterSend = (): void => {
+    if (paused && socket.bufferedAmount <= buffer.resumeBelow) {
+      paused = false;
+      socket.resume();
+    }
+  };
+
   return {
     postMessage(message) {
-      if (socket.readyState !== socket.OPEN) return;
-      socket.send(JSON.stringify(message));
+      if (closed || socket.readyState !== socket.OPEN) return;
+      socket.send(JSON.stringify(message), afterSend);
+      const queued = socket.bufferedAmount;
+      if (queued > buffer.closeAbove) {
+        // Whatever is queued goes with the socket; the RPC stops serving it at once.
+        socket.close(notReadingClose.code, notReadingClose.reason);
+        onClose();
+      } else if (queued > buffer.pauseAbove && !paused) {
+        paused = true;
+        socket.pause();
+      }
     },
     onMessage(listener) {
       const handler = (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void => {

@@ -76,6 +76,40 @@ describe('LogSearcher', () => {
     expect(broken).toMatchObject({ code: 'invalid-argument' });
   });
 
+  it("runs a regular expression in linear time: (a+)+$ over a long line of a's returns at once", () => {
+    // V8's backtracking engine needs ~2^n steps for this on n a's; at 50,000 it would not
+    // finish in any lifetime, and it would block the thread that serves the UI meanwhile.
+    const hostile = storeOf(
+      record('stdout', 'F', `${'a'.repeat(50_000)}!`) + record('stdout', 'F', 'aaa'),
+    );
+    const found = searcher(hostile).search('all', { text: '(a+)+$', regex: true }, 100);
+    expect(found).toEqual({ lines: [1], total: 1, truncated: false });
+    expect(searcher(hostile).search('all', { text: '(x+x+)+y', regex: true }, 100)).toMatchObject({
+      total: 0,
+      truncated: false,
+    });
+  });
+
+  it('refuses what only a backtracking engine can do, saying why', () => {
+    for (const text of ['(?=a)b', '(?<!a)b', '(a)\\1', 'a{1001}']) {
+      expect(() => searcher(store).search('all', { text, regex: true }, 100), text).toThrow(
+        expect.objectContaining({
+          code: 'invalid-argument',
+          message: 'That is not a regular expression Porthole can search with.',
+          hint: expect.stringMatching(/RE2 syntax.*linear time/) as string,
+        }),
+      );
+    }
+    // Linear, but a huge program costs seconds per line: refused, with its size.
+    expect(() =>
+      searcher(store).search('all', { text: '[^\\x00]{1000}'.repeat(3), regex: true }, 100),
+    ).toThrow(/too complex to search with \(3002 steps; at most 2000\)/);
+    // Case-insensitive by default, as plain text is.
+    expect(
+      searcher(store).search('all', { text: 'error:? (c|a)', regex: true }, 100).lines,
+    ).toEqual([1, 3]);
+  });
+
   it('stops at the limit but counts every match', () => {
     expect(searcher(store).search('all', { text: 'r' }, 2)).toEqual({
       lines: [1, 2],

@@ -9,7 +9,7 @@ import { createClient, createMessagePortPair, serve, type RpcClient } from '../.
 import { defaultConfigDir } from './config';
 import { createCoreServices, type CoreServices } from './index';
 import { discoveredNodeId } from './nodes';
-import { FakeNodeClient, fakeImage, fakeRuntime } from './testing/fake-node-client';
+import { discoverOnly, FakeNodeClient, fakeImage } from './testing/fake-node-client';
 
 const endpoint = 'unix:///run/fake.sock';
 const nodeId = discoveredNodeId(endpoint);
@@ -26,19 +26,7 @@ describe('the core services over the RPC', () => {
     fake.images = [{ ...fakeImage('sha256:bb'), repoTags: ['busybox:latest'] }];
     core = createCoreServices({
       configDir: dir,
-      discover: () =>
-        Promise.resolve({
-          endpoints: [
-            {
-              endpoint,
-              imageEndpoint: endpoint,
-              source: 'environment',
-              origin: 'CONTAINER_RUNTIME_ENDPOINT',
-              probe: { state: 'ready', info: fakeRuntime },
-            },
-          ],
-          warnings: [],
-        }),
+      discover: discoverOnly(endpoint),
       createClient: () => fake,
     });
     const [clientPort, serverPort] = createMessagePortPair({ clone: 'json' });

@@ -134,6 +134,74 @@ Host pc
     expect(existsSync(join(home, 'pwned'))).toBe(false);
     expect(() => resolveHost(config, { host: '-oProxyCommand=x' }, env)).toThrow(AppError);
   });
+
+  it('never runs nslookup for CanonicalizeHostName: the option is ignored with a warning', async () => {
+    // A stand-in nslookup first on PATH, which leaves a mark if anything runs it.
+    const bin = join(home, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const mark = join(home, 'nslookup-ran');
+    writeFileSync(join(bin, 'nslookup'), `#!/bin/sh\necho "$@" >> ${mark}\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path ?? ''}`;
+    try {
+      const config = await load(`
+Host node-1
+  CanonicalizeHostName yes
+  CanonicalDomains corp.example lab.example
+  User alice
+Host *.corp.example
+  User bob
+Host quiet
+  CanonicalizeHostName no
+`);
+      const host = resolveHost(config, { host: 'node-1' }, env);
+      expect(existsSync(mark)).toBe(false);
+      // The name is used as given (ssh would have matched node-1.corp.example's block).
+      expect(host).toMatchObject({ hostName: 'node-1', user: 'alice' });
+      expect(config.warnings).toEqual([
+        expect.stringMatching(/^CanonicalizeHostName yes in the SSH config is ignored/) as string,
+      ]);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('takes only host names from profiles and from the config: nothing known_hosts reads as a pattern', async () => {
+    const config = await load(`
+Host alias-comma
+  HostKeyAlias github.com,x.evil.example
+Host alias-star
+  HostName *.example.com
+Host good
+  HostName 10.0.0.9
+  HostKeyAlias node-good
+`);
+    for (const host of [
+      'github.com,x.evil.example',
+      'a*',
+      'node?',
+      '!node',
+      '[::1]',
+      'a b',
+      'a|b',
+    ]) {
+      expect(() => resolveHost(config, { host }, env), host).toThrow(/is not a host name/);
+    }
+    expect(() => resolveHost(config, { host: 'alias-comma' }, env)).toThrow(
+      'The SSH config gives alias-comma the HostKeyAlias "github.com,x.evil.example", which contains ","; Porthole refused to use it.',
+    );
+    expect(() => resolveHost(config, { host: 'alias-star' }, env)).toThrow(
+      /HostName "\*\.example\.com"/,
+    );
+    // A jump hop goes through the same check.
+    expect(() => resolveRoute(config, { host: 'good', proxyJump: 'a,b*' }, env)).toThrow(
+      /is not a host name/,
+    );
+    expect(resolveHost(config, { host: 'good' }, env)).toMatchObject({
+      hostName: '10.0.0.9',
+      knownHostsName: 'node-good',
+    });
+  });
 });
 
 describe('Include', () => {

@@ -7,6 +7,8 @@
  * Deliberate differences from ssh(1), all on the safe side:
  * - `Match exec` is never run (no commands spawned from config files); such blocks don't match.
  * - ProxyCommand is refused with a clear error rather than run or ignored.
+ * - CanonicalizeHostName is ignored with a warning (the library would run nslookup).
+ * - Names (the alias, HostName, HostKeyAlias) must be plain host names (host-name.ts).
  * - Relative IdentityFile paths resolve against the home directory (an app has no useful cwd).
  */
 import { readFile } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { homedir, hostname, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import SSHConfig from 'ssh-config';
 import { AppError } from '../../../shared/errors';
+import { hostNameHint, hostNameProblem } from './host-name';
 import { expandIncludes } from './include';
 
 export interface SshEnvironment {
@@ -65,7 +68,35 @@ export async function loadSshConfig(
   }
   // `Match all` between files: a trailing Host block of one file must not swallow the
   // top-level lines of the next.
-  return { config: SSHConfig.parse(parts.join('\nMatch all\n')), warnings };
+  const config = SSHConfig.parse(parts.join('\nMatch all\n'));
+  dropCanonicalization(config, warnings);
+  return { config, warnings };
+}
+
+/**
+ * Removes every `CanonicalizeHostName` (other than `no`) before the config is computed:
+ * for it, the ssh-config library runs `nslookup` synchronously, once per CanonicalDomains
+ * entry, on the thread that serves the UI. Porthole spawns nothing from config files, so
+ * names are used as written (the system resolver still applies its search domains when
+ * connecting), and the connection says so in its warnings.
+ */
+function dropCanonicalization(config: SSHConfig, warnings: string[]): void {
+  for (let index = config.length - 1; index >= 0; index -= 1) {
+    const line = config[index]!;
+    if (line.type !== SSHConfig.DIRECTIVE) continue;
+    if ('config' in line) {
+      dropCanonicalization(line.config, warnings);
+      continue;
+    }
+    if (!/^CanonicalizeHostName$/i.test(line.param)) continue;
+    const value =
+      typeof line.value === 'string' ? line.value : line.value.map((v) => v.val).join(' ');
+    config.splice(index, 1);
+    if (/^no$/i.test(value)) continue;
+    warnings.push(
+      `CanonicalizeHostName ${value} in the SSH config is ignored: Porthole does not look host names up while reading it. Give the full name as HostName where it matters.`,
+    );
+  }
 }
 
 /** What the user asked for: an alias or host name, and overrides (like ssh's options). */
@@ -190,10 +221,12 @@ export function resolveHost(
   env: SshEnvironment,
 ): ResolvedHost {
   const alias = request.host.trim();
-  if (alias === '' || /[\s/]/.test(alias) || alias.startsWith('-')) {
+  const aliasProblem = hostNameProblem(alias);
+  if (aliasProblem !== undefined) {
     throw new AppError({
       code: 'invalid-argument',
-      message: `"${request.host}" is not a host name or ssh_config alias.`,
+      message: `"${request.host}" is not a host name or ssh_config alias: it ${aliasProblem}.`,
+      hint: hostNameHint,
     });
   }
   const computed = loaded.config.compute(
@@ -210,7 +243,8 @@ export function resolveHost(
     });
   }
 
-  const hostName = get('hostname')?.replace(/%h/g, alias) ?? alias;
+  const hostName = resolvedName('HostName', get('hostname')?.replace(/%h/g, alias) ?? alias, alias);
+  const knownHostsName = resolvedName('HostKeyAlias', get('hostkeyalias') ?? hostName, alias);
   const port = request.port ?? parsePort(get('port'), `Port for ${alias}`) ?? 22;
   const user = request.user ?? get('user') ?? env.localUser;
   const tokens = { hostName, user, port, alias };
@@ -244,7 +278,7 @@ export function resolveHost(
           ? undefined
           : expandPath(identityAgent, env, tokens),
     }),
-    knownHostsName: get('hostkeyalias') ?? hostName,
+    knownHostsName,
     userKnownHostsFiles: (userKnownHosts.length > 0
       ? userKnownHosts
       : ['~/.ssh/known_hosts', '~/.ssh/known_hosts2']
@@ -260,6 +294,20 @@ export function resolveHost(
     ...optionalNumber('connectTimeoutSeconds', parseSeconds(get('connecttimeout'))),
     ...(proxyJump !== undefined && !/^none$/i.test(proxyJump) && { proxyJump }),
   };
+}
+
+/**
+ * A name the config resolved to (HostName, HostKeyAlias) obeys the same grammar as the
+ * name the user gave: it is what known_hosts is searched for and written with.
+ */
+function resolvedName(option: string, value: string, alias: string): string {
+  const problem = hostNameProblem(value);
+  if (problem === undefined) return value;
+  throw new AppError({
+    code: 'invalid-argument',
+    message: `The SSH config gives ${alias} the ${option} "${value}", which ${problem}; Porthole refused to use it.`,
+    hint: hostNameHint,
+  });
 }
 
 function optionalNumber<K extends string>(

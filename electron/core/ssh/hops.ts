@@ -54,7 +54,12 @@ export async function connectHop(
   signal: AbortSignal | undefined,
 ): Promise<Ssh2Client> {
   const { host, context } = plan;
-  const target = { node: context.node, host: host.knownHostsName, port: host.port };
+  const target = {
+    node: context.node,
+    host: host.knownHostsName,
+    port: host.port,
+    ...(context.jumpHost !== undefined && { jumpHost: context.jumpHost }),
+  };
   // Time spent in prompts does not count, so the timer is started and stopped around them.
   let remaining = plan.connectTimeoutMs;
   let startedAt = Date.now();

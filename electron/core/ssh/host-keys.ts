@@ -8,6 +8,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AppError } from '../../../shared/errors';
+import { shellQuote } from '../../../shared/shell';
 import type { HostKeyPrompt } from '../../../shared/model';
 import type { ServerHostKeyAlgorithm } from './ssh2';
 import {
@@ -40,6 +41,15 @@ export interface HostKeyTarget {
   /** The name known_hosts uses (HostKeyAlias or HostName). */
   readonly host: string;
   readonly port: number;
+  /** The jump host's alias when this hop is one on the way to `node`. */
+  readonly jumpHost?: string;
+}
+
+/** Who was not connected to, as the messages say it: the node, or a jump host on its way. */
+function whom(target: HostKeyTarget): string {
+  return target.jumpHost === undefined
+    ? target.node
+    : `jump host ${target.jumpHost} (on the way to ${target.node})`;
 }
 
 /** ssh2's host key algorithms, most preferred first (its own default order). */
@@ -94,17 +104,21 @@ export class HostKeyChecker {
       case 'revoked':
         throw new AppError({
           code: 'permission-denied',
-          message: `The host key of ${label} (${offered}) is revoked; Porthole refused to connect to ${target.node}.`,
+          message: `The host key of ${label} (${offered}) is revoked; Porthole refused to connect to ${whom(target)}.`,
           detail: `Marked @revoked at ${location(verdict.entry)}.`,
           hint: 'The key was revoked on purpose: the host may be compromised or its key replaced. Ask its administrator for the current key.',
         });
       case 'changed': {
+        // OpenSSH's words: the known key, by type and fingerprint, and where it is written.
+        const known = verdict.entries.map(
+          (entry) => `${entry.keyType} ${fingerprintSha256(entry.key)}`,
+        );
         const old = verdict.entries[0]!;
         throw new AppError({
           code: 'permission-denied',
-          message: `The host key of ${label} has changed (known: ${fingerprintSha256(old.key)}, offered: ${offered}); Porthole refused to connect to ${target.node}.`,
-          detail: `The known ${old.keyType} key is at ${location(old)}.`,
-          hint: `Someone may be intercepting the connection, or the host was reinstalled. Check the offered fingerprint with its administrator (on the host: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub); only if it matches, remove the old key with: ssh-keygen -R '${label}' -f ${old.file}`,
+          message: `The host key of ${label} has changed (known: ${[...new Set(known)].join(', ')}; offered: ${keyTypeOf(key)} ${offered}); Porthole refused to connect to ${whom(target)}.`,
+          detail: `The known ${verdict.entries.length === 1 ? 'key is' : 'keys are'} at ${verdict.entries.map((entry) => `${location(entry)} (${entry.keyType})`).join(', ')}.`,
+          hint: `Someone may be intercepting the connection, or the host was reinstalled. Check the offered fingerprint with its administrator (on the host: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub); only if it matches, remove the old key with: ssh-keygen -R ${shellQuote(label)} -f ${shellQuote(old.file)}`,
         });
       }
       case 'unknown':
@@ -120,7 +134,7 @@ export class HostKeyChecker {
     if (this.files.strict) {
       throw new AppError({
         code: 'permission-denied',
-        message: `${label} is not in known_hosts and StrictHostKeyChecking is on; Porthole refused to connect to ${target.node}.`,
+        message: `${label} is not in known_hosts and StrictHostKeyChecking is on; Porthole refused to connect to ${whom(target)}.`,
         detail: `Offered ${prompt.keyType} key ${offered}.`,
         hint: 'Add the host key to known_hosts (after checking its fingerprint), or relax StrictHostKeyChecking for this host.',
       });
@@ -135,7 +149,7 @@ export class HostKeyChecker {
     if (!trusted) {
       throw new AppError({
         code: 'cancelled',
-        message: `The host key of ${label} (${offered}) was not trusted; not connected to ${target.node}.`,
+        message: `The host key of ${label} (${offered}) was not trusted; not connected to ${whom(target)}.`,
       });
     }
     this.accepted.add(memoryKey);

@@ -25,3 +25,4 @@ export {
   type HostKeyVerdict,
   type KnownHostEntry,
 } from './known-hosts';
+export { hostNameHint, hostNameProblem, maxHostNameLength } from './host-name';

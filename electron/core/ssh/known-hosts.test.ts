@@ -9,6 +9,8 @@ import {
   knownKeyTypes,
   parseKnownHosts,
 } from './known-hosts';
+import { AppError } from '../../../shared/errors';
+import { hostNameProblem } from './host-name';
 import { utils } from './ssh2';
 
 /** A real ed25519 public key blob, as a server sends it. */
@@ -22,6 +24,11 @@ function ed25519Blob(): Buffer {
   blob.writeUInt32BE(raw.length, 4 + type.length);
   raw.copy(blob, 8 + type.length);
   return blob;
+}
+
+/** The blob of a `type base64 [comment]` public key line. */
+function publicBlob(publicKeyLine: string): Buffer {
+  return Buffer.from(publicKeyLine.split(' ')[1]!, 'base64');
 }
 
 function line(hosts: string, key: Buffer, marker = ''): string {
@@ -115,16 +122,41 @@ describe('checking a host key', () => {
     if (verdict.kind === 'changed') expect(verdict.entries[0]!.key.equals(other)).toBe(true);
   });
 
-  it('calls a host without entries, or with other key types only, unknown', () => {
-    expect(checkHostKey([], 'node-1', 22, key)).toEqual({ kind: 'unknown', otherKeyTypes: [] });
-    const rsa = utils.generateKeyPairSync('rsa', { bits: 1024 }).public;
-    const rsaBlob = Buffer.from(rsa.split(' ')[1]!, 'base64');
-    const entries = parseKnownHosts(line('node-1', rsaBlob), 'kh');
-    expect(checkHostKey(entries, 'node-1', 22, key)).toEqual({
-      kind: 'unknown',
-      otherKeyTypes: ['ssh-rsa'],
-    });
-    expect(knownKeyTypes(entries, 'node-1', 22)).toEqual(['ssh-rsa']);
+  it('calls a key of another type changed too, as OpenSSH does (check_hostkeys_by_key_or_type)', () => {
+    // An RSA key on record and an Ed25519 key offered: OpenSSH says "REMOTE HOST
+    // IDENTIFICATION HAS CHANGED … Offending RSA key" and refuses, so must we.
+    const rsa = publicBlob(utils.generateKeyPairSync('rsa', { bits: 1024 }).public);
+    const entries = parseKnownHosts(line('[127.0.0.1]:2222', rsa), 'kh');
+    const verdict = checkHostKey(entries, '127.0.0.1', 2222, key);
+    expect(verdict.kind).toBe('changed');
+    if (verdict.kind === 'changed') {
+      expect(verdict.entries.map((entry) => entry.keyType)).toEqual(['ssh-rsa']);
+    }
+    expect(knownKeyTypes(entries, '127.0.0.1', 2222)).toEqual(['ssh-rsa']);
+  });
+
+  it('calls another ECDSA curve changed', () => {
+    const p256 = publicBlob(utils.generateKeyPairSync('ecdsa', { bits: 256 }).public);
+    const p384 = publicBlob(utils.generateKeyPairSync('ecdsa', { bits: 384 }).public);
+    expect(keyTypeOf(p256)).toBe('ecdsa-sha2-nistp256');
+    expect(keyTypeOf(p384)).toBe('ecdsa-sha2-nistp384');
+    const entries = parseKnownHosts(line('node-1', p256), 'kh');
+    expect(checkHostKey(entries, 'node-1', 22, p384).kind).toBe('changed');
+    // Every plain key on record is named, hashed entries too.
+    const both = parseKnownHosts(
+      [line('node-1', p256), line(hashed('node-1'), other)].join('\n'),
+      'kh',
+    );
+    const verdict = checkHostKey(both, 'node-1', 22, p384);
+    expect(verdict.kind === 'changed' && verdict.entries.map((entry) => entry.line)).toEqual([
+      1, 2,
+    ]);
+    // One of the recorded keys offered: known, whatever else is on record.
+    expect(checkHostKey(both, 'node-1', 22, p256).kind).toBe('known');
+  });
+
+  it('calls a host without plain entries unknown', () => {
+    expect(checkHostKey([], 'node-1', 22, key)).toEqual({ kind: 'unknown' });
   });
 
   it('refuses a revoked key even when the same key is also listed as known', () => {
@@ -142,10 +174,7 @@ describe('checking a host key', () => {
       [line('*', key, '@cert-authority'), line('*', other, '@cert-authority')].join('\n'),
       'kh',
     );
-    expect(checkHostKey(entries, 'node-1', 22, key)).toEqual({
-      kind: 'unknown',
-      otherKeyTypes: [],
-    });
+    expect(checkHostKey(entries, 'node-1', 22, key)).toEqual({ kind: 'unknown' });
   });
 
   it('ignores entries for other hosts and negated ones', () => {
@@ -172,6 +201,61 @@ describe('writing known_hosts lines', () => {
     expect(text).not.toContain('node-1');
     expect(checkHostKey(parseKnownHosts(text, 'kh'), 'node-1', 22, key).kind).toBe('known');
     expect(checkHostKey(parseKnownHosts(text, 'kh'), 'node-2', 22, key).kind).toBe('unknown');
+  });
+});
+
+describe('no pattern injection into known_hosts', () => {
+  const key = ed25519Blob();
+
+  it('refuses to write a name that known_hosts would read as patterns', () => {
+    for (const host of [
+      'github.com,x.evil.example',
+      '*',
+      '*.example.com',
+      'node-?',
+      '!node-1',
+      '[node-1]:22',
+      '|1|c2FsdA==|aGFzaA==',
+      'node 1',
+      'node\tx',
+      'node#1',
+      '@revoked',
+      '-oProxyCommand=x',
+      '',
+      'a'.repeat(254),
+    ]) {
+      expect(() => knownHostsLine(host, 22, key, { hash: false }), host).toThrow(AppError);
+      expect(() => knownHostsLine(host, 2222, key, { hash: true }), host).toThrow(AppError);
+    }
+    expect(() => knownHostsLine('github.com,x.evil.example', 22, key, { hash: false })).toThrow(
+      'Not writing "github.com,x.evil.example" to known_hosts: it contains ",".',
+    );
+  });
+
+  it('writes names, IPv4 and IPv6 addresses as they are', () => {
+    for (const [host, port, written] of [
+      ['node-1.example.com', 22, 'node-1.example.com'],
+      ['my_alias', 22, 'my_alias'],
+      ['10.0.0.1', 2222, '[10.0.0.1]:2222'],
+      ['::1', 22, '::1'],
+      ['fe80::1%eth0', 2222, '[fe80::1%eth0]:2222'],
+    ] as const) {
+      const text = knownHostsLine(host, port, key, { hash: false });
+      expect(text.split(' ')[0]).toBe(written);
+      expect(checkHostKey(parseKnownHosts(text, 'kh'), host, port, key).kind).toBe('known');
+    }
+  });
+
+  it('says what is wrong with a host name', () => {
+    expect(hostNameProblem('node-1')).toBeUndefined();
+    expect(hostNameProblem('127.0.0.1')).toBeUndefined();
+    expect(hostNameProblem('2001:db8::1')).toBeUndefined();
+    expect(hostNameProblem('a,b')).toBe('contains ","');
+    expect(hostNameProblem('a b')).toBe('contains a space');
+    expect(hostNameProblem('a\u0000b')).toBe('contains U+0000');
+    expect(hostNameProblem('[::1]')).toMatch(/brackets/);
+    expect(hostNameProblem('-x')).toMatch(/option/);
+    expect(hostNameProblem('ex\u00e4mple')).toBe('contains U+00E4');
   });
 });
 

@@ -15,6 +15,8 @@
  * No library does hashed entries and markers together, hence this small module.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../../shared/errors';
+import { hostNameHint, hostNameProblem } from './host-name';
 
 export type KnownHostMarker = 'cert-authority' | 'revoked';
 
@@ -100,19 +102,19 @@ export type HostKeyVerdict =
   | { readonly kind: 'revoked'; readonly entry: KnownHostEntry }
   | {
       readonly kind: 'changed';
-      /** The entries with the same key type and another key. */
+      /** Every plain entry for this host, of any key type: none of them is the offered key. */
       readonly entries: readonly KnownHostEntry[];
     }
-  | {
-      readonly kind: 'unknown';
-      /** Key types known for this host under other types (ssh warns about these). */
-      readonly otherKeyTypes: readonly string[];
-    };
+  | { readonly kind: 'unknown' };
 
 /**
- * What known_hosts says about the key a server offered, in ssh's order: a revoked key is
- * refused whatever else is listed; the same key is known; the same type with another key
- * is a changed key; otherwise the key is new.
+ * What known_hosts says about the key a server offered, judged as OpenSSH's
+ * check_hostkeys_by_key_or_type does for a plain key: a revoked key is refused whatever
+ * else is listed; the same key is known; any other plain key on record for the host, of
+ * whatever type (RSA against Ed25519, one ECDSA curve against another), means the key
+ * changed; only a host with no plain entry at all is new. Were another type "new", a man
+ * in the middle would only have to offer a different key type to turn a refusal into a
+ * "trust this host?" click.
  */
 export function checkHostKey(
   entries: readonly KnownHostEntry[],
@@ -126,10 +128,8 @@ export function checkHostKey(
   const plain = forHost.filter((entry) => entry.marker === undefined);
   const same = plain.find((entry) => entry.key.equals(key));
   if (same !== undefined) return { kind: 'known', entry: same };
-  const keyType = keyTypeOf(key);
-  const changed = plain.filter((entry) => entry.keyType === keyType);
-  if (changed.length > 0) return { kind: 'changed', entries: changed };
-  return { kind: 'unknown', otherKeyTypes: [...new Set(plain.map((entry) => entry.keyType))] };
+  if (plain.length > 0) return { kind: 'changed', entries: plain };
+  return { kind: 'unknown' };
 }
 
 /** Key types known_hosts lists for a host (plain entries), to prefer them in negotiation. */
@@ -146,7 +146,9 @@ export function knownKeyTypes(
 
 /**
  * The line to append when the user accepts a key. Hashed when `hash` is set (ssh's
- * HashKnownHosts): the file then no longer lists which hosts the user reaches.
+ * HashKnownHosts): the file then no longer lists which hosts the user reaches. known_hosts
+ * has no way to escape a pattern character, so a name that is not a plain host name
+ * (see host-name.ts) is refused here too, whoever checked it before.
  */
 export function knownHostsLine(
   host: string,
@@ -154,6 +156,17 @@ export function knownHostsLine(
   key: Buffer,
   options: { hash: boolean },
 ): string {
+  const problem = hostNameProblem(host);
+  if (problem !== undefined) {
+    throw new AppError({
+      code: 'invalid-argument',
+      message: `Not writing "${host}" to known_hosts: it ${problem}.`,
+      hint: hostNameHint,
+    });
+  }
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new AppError({ code: 'invalid-argument', message: `${port} is not a port.` });
+  }
   const name = knownHostsName(host, port);
   let field = name;
   if (options.hash) {
@@ -161,7 +174,11 @@ export function knownHostsLine(
     const hash = createHmac('sha1', salt).update(name).digest();
     field = `|1|${salt.toString('base64')}|${hash.toString('base64')}`;
   }
-  return `${field} ${keyTypeOf(key)} ${key.toString('base64')}`;
+  const type = keyTypeOf(key);
+  if (!/^[A-Za-z0-9@._-]+$/.test(type)) {
+    throw new AppError({ code: 'invalid-argument', message: 'The host key is malformed.' });
+  }
+  return `${field} ${type} ${key.toString('base64')}`;
 }
 
 /** `SHA256:` + unpadded base64 of the key blob's SHA-256, as OpenSSH prints fingerprints. */

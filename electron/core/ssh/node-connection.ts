@@ -109,6 +109,8 @@ export class SshNodeConnection implements Disposable {
     private readonly plans: readonly HopPlan[],
     clients: Ssh2Client[],
     backoff: Partial<BackoffOptions> | undefined,
+    /** What reading the SSH config left unsaid (an ignored option…). */
+    private readonly configWarnings: readonly string[] = [],
   ) {
     this.backoff = { ...defaultBackoff, ...backoff };
     this.current = { state: 'connected', since: Date.now() };
@@ -140,7 +142,13 @@ export class SshNodeConnection implements Disposable {
       planHop(host, index === route.length - 1, name, target, options),
     );
     const clients = await connectRoute(plans, options.signal);
-    const connection = new SshNodeConnection(name, plans, clients, options.reconnect);
+    const connection = new SshNodeConnection(
+      name,
+      plans,
+      clients,
+      options.reconnect,
+      loaded.warnings,
+    );
     try {
       await connection.findRuntime(target.runtimeEndpoint);
       connection.bridge = await GrpcBridge.create({
@@ -176,9 +184,9 @@ export class SshNodeConnection implements Disposable {
     return this.probes;
   }
 
-  /** Problems that did not stop the connection (known_hosts not writable…). */
+  /** Problems that did not stop the connection (known_hosts not writable, an ignored option…). */
   get warnings(): readonly string[] {
-    return this.plans.flatMap((plan) => plan.hostKeys.warnings);
+    return [...this.configWarnings, ...this.plans.flatMap((plan) => plan.hostKeys.warnings)];
   }
 
   get state(): SshConnectionState {

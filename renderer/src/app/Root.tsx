@@ -48,7 +48,7 @@ export function Root({
             ...error,
             hint:
               error.hint ??
-              'In browser mode, open the address `npm run web` printed (it carries the access token); in the desktop app, restart Porthole.',
+              'In browser mode, open a link `npm run web` printed (each works once: press Enter there for another); in the desktop app, restart Porthole.',
           }}
           title="Porthole could not reach its core"
           actions={

@@ -20,28 +20,40 @@ export type {
 export { AppError, isAppError, type AppErrorData } from '../../../shared/errors';
 export type { Disposable } from '../../../shared/lifecycle';
 
-/** The page's token, present only when a Porthole host served it (browser mode). */
-function pageToken(): string | null {
-  return new URLSearchParams(window.location.search).get('token');
+/** Served by a Porthole host over HTTP(S): browser mode (Electron serves `porthole://`). */
+function isBrowserMode(): boolean {
+  return window.location.protocol === 'http:' || window.location.protocol === 'https:';
 }
 
-/** The RPC endpoint of the host that served this page. */
-function webSocketUrl(token: string): string {
+/**
+ * The one-time link's token has done its work once this page loaded (the host answered
+ * with the session cookie): take it out of the address bar and the history entry, so
+ * neither a bookmark, a shared screen nor the history shows it.
+ */
+function forgetLinkToken(): void {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has('token')) return;
+  url.searchParams.delete('token');
+  window.history.replaceState(window.history.state, '', url);
+}
+
+/** The RPC endpoint of the host that served this page; the session cookie goes along. */
+function webSocketUrl(): string {
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}/rpc?token=${encodeURIComponent(token)}`;
+  return `${scheme}//${window.location.host}/rpc`;
 }
 
 /**
  * Connects to the core: in Electron through the MessagePort the preload hands over; in a
- * browser through a WebSocket to the page's own origin, authenticated with the page's
- * `?token=`, reconnecting by itself if the socket drops.
+ * browser through a WebSocket to the page's own origin, authenticated by the session
+ * cookie the host set when the page loaded, reconnecting by itself if the socket drops.
  */
 export async function connectPorthole(): Promise<PortholeClient> {
-  const token = pageToken();
-  if (token === null) {
+  if (!isBrowserMode()) {
     return createPortholeClient(await requestElectronPort(), 'electron');
   }
-  const url = webSocketUrl(token);
+  forgetLinkToken();
+  const url = webSocketUrl();
   return createPortholeClient(await openWebSocketPort(url), 'browser', {
     reopen: () => openWebSocketPort(url),
   });

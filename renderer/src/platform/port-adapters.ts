@@ -1,5 +1,8 @@
+import { AppError } from '../../../shared/errors';
 import { toDisposable } from '../../../shared/lifecycle';
-import type { MessagePortLike } from '../../../shared/rpc';
+import { defaultRpcLimits, type MessagePortLike } from '../../../shared/rpc';
+
+const encoder = new TextEncoder();
 
 /** A DOM MessagePort (what Electron's preload hands the page) as the RPC's port. */
 export function fromDomMessagePort(port: MessagePort): MessagePortLike {
@@ -37,9 +40,13 @@ export function fromDomMessagePort(port: MessagePort): MessagePortLike {
 
 /**
  * A WebSocket carrying the RPC as JSON text frames. Resolves once the socket is open;
- * rejects if it never opens (wrong token, host gone).
+ * rejects if it never opens (no session cookie, host gone). A message larger than the
+ * host accepts is refused here with an AppError (the host would close the socket on it).
  */
-export function openWebSocketPort(url: string): Promise<MessagePortLike> {
+export function openWebSocketPort(
+  url: string,
+  maxMessageBytes = defaultRpcLimits.maxMessageBytes,
+): Promise<MessagePortLike> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     const messageListeners = new Set<(message: unknown) => void>();
@@ -61,7 +68,7 @@ export function openWebSocketPort(url: string): Promise<MessagePortLike> {
       for (const listener of [...messageListeners]) listener(message);
     });
     socket.addEventListener('close', () => {
-      if (!opened) reject(new Error(`Could not open ${url.replace(/token=[^&]*/, 'token=…')}`));
+      if (!opened) reject(new Error(`Could not open ${url}`));
       if (closed) return;
       closed = true;
       for (const listener of [...closeListeners]) listener();
@@ -69,7 +76,17 @@ export function openWebSocketPort(url: string): Promise<MessagePortLike> {
     });
     const port: MessagePortLike = {
       postMessage(message) {
-        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+        if (socket.readyState !== WebSocket.OPEN) return;
+        const text = JSON.stringify(message);
+        // At most 3 bytes of UTF-8 per UTF-16 unit: encode only when it could be too large.
+        if (text.length * 3 > maxMessageBytes && encoder.encode(text).length > maxMessageBytes) {
+          throw new AppError({
+            code: 'resource-exhausted',
+            message: `The request is larger than ${maxMessageBytes / (1024 * 1024)} MiB, the most one message may carry.`,
+            hint: 'Send less at once (a smaller spec, a shorter paste).',
+          });
+        }
+        socket.send(text);
       },
       onMessage(listener) {
         messageListeners.add(listener);

@@ -92,6 +92,6 @@ export async function openApp(
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(host.url);
+  await page.goto(host.issueUrl());
   return { page, pageErrors, close: () => context.close() };
 }

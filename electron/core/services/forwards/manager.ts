@@ -16,7 +16,7 @@ import type {
   ForwardSpec,
 } from '../../../../shared/model';
 import { Emitter, type Event } from '../../emitter';
-import { ForwardSupervisor, type ForwardTiming } from '../../forwards';
+import { addressesBeyondLoopback, ForwardSupervisor, type ForwardTiming } from '../../forwards';
 import type { SessionRegistry } from '../../sessions';
 import type { NodeClient, NodeManager } from '../nodes';
 import { defaultForwardName, describeBinding, sessionTargetOf } from './describe';
@@ -150,6 +150,14 @@ export class ForwardManager implements Disposable {
         code: 'invalid-argument',
         message: 'Only a saved forward can start by itself.',
         hint: 'Save the forward to turn on auto-start.',
+      });
+    }
+    const exposed = addressesBeyondLoopback(spec);
+    if (exposed.length > 0 && options.exposeBeyondLoopback !== true) {
+      throw new AppError({
+        code: 'failed-precondition',
+        message: `This forward would listen on ${exposed.join(', ')}, which other machines can reach; it needs the user's confirmation.`,
+        hint: 'Ask the user, then create it with exposeBeyondLoopback; or leave the addresses out to listen on this machine only.',
       });
     }
     // Refused at once when the node is not connected: nothing is kept.
@@ -311,6 +319,17 @@ export class ForwardManager implements Disposable {
       const client = this.clientOf(def.nodeId);
       if (client === undefined || entry.autoStartedFor === client) continue;
       entry.autoStartedFor = client;
+      const exposed = addressesBeyondLoopback(def.spec);
+      if (exposed.length > 0) {
+        // Reachable from other machines: never opened unattended; the user starts it.
+        entry.lastError = {
+          code: 'failed-precondition',
+          message: `Not started by itself: it listens on ${exposed.join(', ')}, which other machines can reach.`,
+          hint: 'Start it to confirm, or re-create it to listen on this machine only.',
+        };
+        this.changed(true);
+        continue;
+      }
       // A failure shows as the forward's last error.
       this.startEntry(entry).catch(() => undefined);
     }

@@ -86,6 +86,7 @@ export const forwardOptionsSchema = z.strictObject({
     .optional(),
   save: z.boolean({ error: 'save is true or false.' }).optional(),
   autoStart: z.boolean({ error: 'autoStart is true or false.' }).optional(),
+  exposeBeyondLoopback: z.boolean({ error: 'exposeBeyondLoopback is true or false.' }).optional(),
 });
 
 function invalid(error: z.ZodError, what: string): AppError {
@@ -116,10 +117,11 @@ export function parseForwardOptions(value: unknown): ForwardOptions {
   if (value === undefined || value === null) return {};
   const parsed = forwardOptionsSchema.safeParse(value);
   if (!parsed.success) throw invalid(parsed.error, 'forward options');
-  const { name, save, autoStart } = parsed.data;
+  const { name, save, autoStart, exposeBeyondLoopback } = parsed.data;
   return {
     ...(name !== undefined && { name }),
     ...(save !== undefined && { save }),
     ...(autoStart !== undefined && { autoStart }),
+    ...(exposeBeyondLoopback !== undefined && { exposeBeyondLoopback }),
   };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeProfileInput } from '../../../../shared/model';
 import { ProfileStore, profileInputSchema, profileSchema } from './profile-store';
+import { hostNameHint } from '../../ssh';
 import { sshAddress, sshTargetOf } from './ssh';
 
 const ssh = {
@@ -64,6 +65,18 @@ describe('the profile schema', () => {
     expect(problem({ ...ssh, host: 'a b' })).toMatch(/cannot contain spaces/);
     expect(problem({ ...ssh, host: '-oProxyCommand=x' })).toMatch(/cannot start with "-"/);
     expect(problem({ ...ssh, user: 'ro ot' })).toMatch(/SSH user cannot contain spaces/);
+  });
+
+  it('takes only a host name or address as the host: nothing known_hosts reads as patterns', () => {
+    expect(problem({ ...ssh, host: 'github.com,x.evil.example' })).toBe(
+      `The SSH host contains ",". ${hostNameHint}`,
+    );
+    for (const host of ['*.example.com', 'node-?', '!node', '[::1]', 'a|b', 'node#1', 'a\u200bb']) {
+      expect(problem({ ...ssh, host }), host).toMatch(/^The SSH host (contains|is in brackets)/);
+    }
+    for (const host of ['node-1.lab', '10.0.0.5', '2001:db8::5', 'my_alias']) {
+      expect(profileInputSchema.safeParse({ ...ssh, host }).success, host).toBe(true);
+    }
   });
 
   it('bounds the port, keepalives and the connect timeout', () => {

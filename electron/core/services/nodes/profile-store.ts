@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../../../shared/errors';
 import type { NodeProfile, NodeProfileInput } from '../../../../shared/model';
 import { parseEndpoint } from '../../cri';
+import { hostNameHint, hostNameProblem, maxHostNameLength } from '../../ssh';
 import { readJsonFile, writeJsonFileAtomic } from '../config';
 
 const idSchema = z.string().trim().min(1).max(200);
@@ -41,7 +42,12 @@ const sshProfileSchema = z.strictObject({
   id: idSchema,
   kind: z.literal('ssh'),
   name: nameSchema,
-  host: word('SSH host (an ~/.ssh/config alias, a host name or an address)', 255),
+  host: word('SSH host (an ~/.ssh/config alias, a host name or an address)', maxHostNameLength)
+    // It ends up in known_hosts, which would read `a,b` or `*` as patterns.
+    .refine((value) => hostNameProblem(value) === undefined, {
+      error: (issue) =>
+        `The SSH host ${hostNameProblem(String(issue.input).trim()) ?? 'is not a host name'}. ${hostNameHint}`,
+    }),
   user: word('SSH user', 255).optional(),
   port: z
     .int('The SSH port is a whole number.')

@@ -7,6 +7,7 @@ import type {
   PodSandbox,
   RuntimeInfo,
 } from '../../../../shared/model';
+import type { DiscoveryResult } from '../../connect';
 import { CapabilityTracker, type ContainerEvent } from '../../cri';
 import type { NodeClient } from '../nodes';
 
@@ -226,4 +227,21 @@ export class FakeNodeClient implements NodeClient {
     this.disposed = true;
     this.observers.clear();
   }
+}
+
+/** Discovery that finds one ready runtime at `endpoint` (as CONTAINER_RUNTIME_ENDPOINT). */
+export function discoverOnly(endpoint: string): () => Promise<DiscoveryResult> {
+  return () =>
+    Promise.resolve({
+      endpoints: [
+        {
+          endpoint,
+          imageEndpoint: endpoint,
+          source: 'environment',
+          origin: 'CONTAINER_RUNTIME_ENDPOINT',
+          probe: { state: 'ready', info: fakeRuntime },
+        },
+      ],
+      warnings: [],
+    });
 }

@@ -51,6 +51,10 @@ describe('the forward form', () => {
       '"laptop" is not an IP address (e.g. 192.168.1.10).',
     );
     expect(exposesBeyondLoopback(form({ ports, address: 'all' }))).toBe(true);
+    // What the user confirmed in the dialog, the core is told.
+    expect(optionsOf(form({ ports, address: 'all' }))).toMatchObject({
+      exposeBeyondLoopback: true,
+    });
     expect(
       exposesBeyondLoopback(form({ ports, address: 'custom', customAddress: '127.0.0.2' })),
     ).toBe(false);

@@ -129,5 +129,7 @@ export function optionsOf(form: ForwardForm): ForwardOptions {
     ...(name !== '' && { name }),
     save: form.save,
     autoStart: form.save && form.autoStart,
+    // The user chose the address and saw the dialog's warning: that is the confirmation.
+    ...(exposesBeyondLoopback(form) && { exposeBeyondLoopback: true }),
   };
 }

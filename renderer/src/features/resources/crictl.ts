@@ -3,6 +3,9 @@
  * user can repeat it in a shell on the node, script it, or paste it into a bug report.
  * Pure string building; nothing here runs anything.
  */
+import { shellQuote } from '../../../../shared/shell';
+
+export { shellQuote };
 
 export interface CrictlTarget {
   /** The node's runtime endpoint, e.g. `unix:///run/containerd/containerd.sock`. */
@@ -22,14 +25,6 @@ export type CrictlAction =
   | { readonly kind: 'inspect-pod' | 'stop-pod' | 'remove-pod'; readonly id: string }
   | { readonly kind: 'inspect-image' | 'remove-image'; readonly ref: string }
   | { readonly kind: 'pull-image'; readonly ref: string; readonly username?: string };
-
-const safeWord = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/** POSIX shell quoting: bare when safe, else single quotes (a `'` becomes `'\''`). */
-export function shellQuote(word: string): string {
-  if (word !== '' && safeWord.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 function isImageAction(action: CrictlAction): boolean {
   return action.kind.endsWith('-image') || action.kind === 'list-images';

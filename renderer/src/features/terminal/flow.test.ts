@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AckBatcher, InputQueue } from './flow';
+import { AckBatcher, InputQueue, maxInputPiece } from './flow';
 
 describe('AckBatcher', () => {
   it('acknowledges once the write queue drains, with the bytes the core sent', () => {
@@ -71,6 +71,24 @@ describe('InputQueue', () => {
     pending[2]?.resolve();
     await vi.waitFor(() => expect(calls).toHaveLength(4));
     expect(calls[3]).toEqual(['\r', 'utf8']);
+  });
+
+  it('sends a long paste in pieces an RPC message can carry, never splitting a character', async () => {
+    const pieces: string[] = [];
+    const queue = new InputQueue((data) => {
+      pieces.push(data);
+      return Promise.resolve();
+    }, vi.fn());
+    // An emoji (two UTF-16 units) straddles the first piece boundary.
+    const paste = `${'a'.repeat(maxInputPiece - 1)}😀${'b'.repeat(150_000)}`;
+    queue.push(paste);
+    await vi.waitFor(() => expect(pieces.join('')).toBe(paste));
+    expect(pieces.length).toBeGreaterThan(2);
+    for (const piece of pieces) {
+      expect(piece.length).toBeLessThanOrEqual(maxInputPiece);
+      // No lone surrogate at either end.
+      expect(piece).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
+    }
   });
 
   it('reports a refused write and goes on with the next input', async () => {

@@ -55,8 +55,11 @@ export type InputEncoding = 'utf8' | 'binary';
  * Keystrokes and pastes, in order. Each `write` is an RPC; the core may handle two calls
  * concurrently, so a second keystroke must not overtake the first. One call is in flight
  * at a time and what is typed meanwhile goes out together with the next call: a single
- * keystroke leaves at once, a burst costs one round trip.
+ * keystroke leaves at once, a burst costs one round trip. A long paste goes out in pieces
+ * of at most `maxPiece` characters, each well inside what one RPC message may carry.
  */
+export const maxInputPiece = 64 * 1024;
+
 export class InputQueue {
   private readonly queued: { data: string; encoding: InputEncoding }[] = [];
   private sending = false;
@@ -75,6 +78,20 @@ export class InputQueue {
     if (!this.sending) void this.drain();
   }
 
+  /** The next piece to send: the queue's head, or its first `maxInputPiece` characters. */
+  private next(): { data: string; encoding: InputEncoding } | undefined {
+    const head = this.queued[0];
+    if (head === undefined) return undefined;
+    if (head.data.length <= maxInputPiece) return this.queued.shift();
+    // Never split a surrogate pair: each piece is valid UTF-16 on its own.
+    let end = maxInputPiece;
+    const code = head.data.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    const piece = head.data.slice(0, end);
+    head.data = head.data.slice(end);
+    return { data: piece, encoding: head.encoding };
+  }
+
   /** Drops what is queued and refuses more (the terminal ended). */
   stop(): void {
     this.stopped = true;
@@ -84,7 +101,7 @@ export class InputQueue {
   private async drain(): Promise<void> {
     this.sending = true;
     try {
-      for (let next = this.queued.shift(); next !== undefined; next = this.queued.shift()) {
+      for (let next = this.next(); next !== undefined; next = this.next()) {
         try {
           await this.send(next.data, next.encoding);
         } catch (error) {
