@@ -8,14 +8,25 @@
 import { readFile } from 'node:fs/promises';
 import { CONTAINERD_16, CNI_BIN_DIR, RUNC, ensureContainerd2 } from './apt';
 import { type RuntimeBinaries, runtimeSpec } from './config';
-import { runningPid, startContainerd, stopProcess } from './containerd';
+import { startContainerd } from './containerd';
+import { runningPid, stopProcess } from './daemon';
 import { LabError, sleep } from './exec';
 import { progress } from './log';
 import { acquireLock, cacheDir, isAlive, readLabFile, runtimeDirs, writeLabFile } from './state';
 import type { LabRuntimeId } from './types';
 
+/** The lab runtimes `restart` knows how to start again: the containerds. */
+export type ContainerdRuntimeId = Exclude<LabRuntimeId, 'cri-o'>;
+
+function containerdOnly(id: LabRuntimeId): ContainerdRuntimeId {
+  if (id === 'cri-o') {
+    throw new LabError('restart supports the containerd runtimes only (1.6 and 2), not cri-o.');
+  }
+  return id;
+}
+
 /** The programs a lab runtime runs: Debian 12's containerd 1.6, or the cached 2.x. */
-export async function runtimeBinaries(id: LabRuntimeId): Promise<RuntimeBinaries> {
+export async function runtimeBinaries(id: ContainerdRuntimeId): Promise<RuntimeBinaries> {
   if (id === 'containerd-1.6') return { ...CONTAINERD_16, runc: RUNC, cniBinDir: CNI_BIN_DIR };
   const c2 = await ensureContainerd2(cacheDir());
   return {
@@ -84,6 +95,7 @@ export function stopLabRuntime(
   id: LabRuntimeId,
   signal: StopSignal = 'SIGKILL',
 ): Promise<StoppedRuntime> {
+  containerdOnly(id);
   return locked(async () => {
     const dirs = runtimeDirs(id);
     const pid = await runningPid(dirs);
@@ -116,7 +128,7 @@ export function startLabRuntime(id: LabRuntimeId): Promise<StartedRuntime> {
     if (info === undefined || known === undefined) {
       throw new LabError(`${id} is not part of the lab: run \`npm run lab -- up\` first.`);
     }
-    const bins = await runtimeBinaries(id);
+    const bins = await runtimeBinaries(containerdOnly(id));
     const startedAt = Date.now();
     const pid = await startContainerd(runtimeSpec(id), dirs, bins);
     const readyAt = Date.now();

@@ -15,8 +15,10 @@ import type { Host } from '../../electron/core/host';
 import {
   busyboxContainerConfig,
   labRuntimes,
+  uiRuntime,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 import { percentile } from '../../scripts/bench/stats';
 import { AppPage, PalettePage } from './pages/app-page';
@@ -33,8 +35,10 @@ const podName = `e2e-${runId}-term`;
 const oldPodName = `e2e-${runId}-term16`;
 
 const runtimes = labRuntimes();
-const primary = runtimes[runtimes.length - 1] as LabRuntime;
-const secondary = runtimes.length > 1 ? runtimes[0] : undefined;
+const primary = uiRuntime();
+const secondary = runtimes.find(
+  (runtime) => runtime.id === 'containerd-1.6' && runtime !== primary,
+);
 
 const floodBytes = 50 * 1024 * 1024;
 const floodCommand = `yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c ${floodBytes}; echo; echo FLOOD-$((40+2))-DONE`;
@@ -74,7 +78,8 @@ async function createPod(
     const config = podSandboxConfig(name, { runtime, labels: runLabel });
     const podId = await client.runPod(config);
     for (const spec of specs) {
-      const id = await client.createContainer(
+      const id = await createLabContainer(
+        client,
         podId,
         busyboxContainerConfig(spec.name, [...spec.command], {
           labels: runLabel,

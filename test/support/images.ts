@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../scripts/lab/exec';
+import { importArchive } from '../../scripts/lab/import';
 import { DEFAULT_PATH, buildOciArchive } from '../../scripts/lab/oci';
 import type { LabRuntime } from './lab';
 
@@ -25,13 +25,7 @@ export async function importThrowawayImage(runtime: LabRuntime): Promise<string>
       join(work, 'build'),
       join(work, 'image.tar'),
     );
-    await run(
-      runtime.ctr,
-      ['--address', runtime.socketPath, '--namespace', 'k8s.io', 'images', 'import', image.tarPath],
-      {
-        timeoutMs: 60_000,
-      },
-    );
+    await importArchive(runtime.importer, image);
     return ref;
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -10,6 +10,8 @@ export interface CallContext {
   readonly timeoutMs: number;
   /** How long the call ran before failing; tells our deadline from the runtime's. */
   readonly elapsedMs?: number;
+  /** Whether the caller cancelled it (its AbortSignal); unary calls only. */
+  readonly aborted?: boolean;
 }
 
 const codeByGrpcStatus: Partial<Record<GrpcStatus, ErrorCode>> = {
@@ -77,7 +79,11 @@ export function toCriError(error: unknown, context: CallContext): AppError {
   // command that ran too long); only a call that used up our deadline is "no answer".
   const ourDeadline =
     context.elapsedMs === undefined || context.elapsedMs >= context.timeoutMs - 50;
-  if (error.code === GrpcStatus.DEADLINE_EXCEEDED && ourDeadline) {
+  // CRI-O ends a call whose deadline passed with CANCELLED, which may reach us before our
+  // own timer: nobody cancelled it, the deadline passed.
+  const cancelledByDeadline =
+    error.code === GrpcStatus.CANCELLED && context.aborted === false && ourDeadline;
+  if ((error.code === GrpcStatus.DEADLINE_EXCEEDED || cancelledByDeadline) && ourDeadline) {
     return new AppError(
       {
         code: 'deadline-exceeded',
