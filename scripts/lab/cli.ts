@@ -70,7 +70,7 @@ const USAGE = `Usage: npm run lab -- <up|down|status|restart> [options]
   up       install what is missing, start the runtimes, import the images
   down     stop what the lab started and remove its directories
   status   show what is running; exits 1 if nothing is
-  restart  kill containerd and start it again on the same socket, as a crash would
+  restart  kill the runtime (containerd or crio) and start it again on the same socket, as a crash would
            (pods keep running); prints the new pid and when its CRI answered
 
 Options:
@@ -80,7 +80,7 @@ Options:
   --json                status: print the lab description as JSON
   --quiet               no progress lines
   --purge               down: also delete the cache (containerd 2.x download, built images)
-  --signal KILL|TERM    restart: how containerd is stopped (default KILL)
+  --signal KILL|TERM    restart: how the runtime is stopped (default KILL)
 
 Environment: PORTHOLE_LAB_DIR (default /tmp/porthole-lab), XDG_CACHE_HOME (cache in
 $XDG_CACHE_HOME/porthole-lab, default ~/.cache/porthole-lab), ${CRIO_DIR_VARIABLE} (the

@@ -36,6 +36,11 @@ export interface RuntimeFacts {
   readonly missingProgramExitCode: number | undefined;
   /** CreateContainer without metadata: the runtime's own words. */
   readonly noMetadataMessage: string;
+  /**
+   * A tty exec outlives the runtime's daemon being killed. containerd: yes, the shim runs
+   * it. CRI-O: no, `runc exec` runs as crio's child and the exec'd process dies with it.
+   */
+  readonly execSurvivesDaemon: boolean;
   /** CreateContainer with an image the runtime doesn't have. */
   readonly missingImage: { readonly code: ErrorCode; readonly message: RegExp };
 }
@@ -46,6 +51,7 @@ const containerd: Omit<RuntimeFacts, 'runtimeConfig' | 'containerEvents'> = {
   podWithoutCgroupFailsPodStats: true,
   imageId: /^sha256:[0-9a-f]{64}$/,
   missingProgramExitCode: undefined,
+  execSurvivesDaemon: true,
   noMetadataMessage: 'Container config must include metadata.',
   missingImage: { code: 'not-found', message: /localhost\/porthole\/absent:1.*not found/ },
 };
@@ -58,6 +64,7 @@ const facts: Readonly<Record<LabRuntime['id'], RuntimeFacts>> = {
     containerEvents: true,
     podMetrics: true,
     podLevelStats: false,
+    execSurvivesDaemon: false,
     podWithoutCgroupFailsPodStats: false,
     imageId: /^[0-9a-f]{64}$/,
     missingProgramExitCode: 255,
