@@ -19,7 +19,13 @@ import {
   type RemoteCommandSession,
   type TransportKind,
 } from '../../electron/core/streaming';
-import { busyboxContainerConfig, labRuntimes, podSandboxConfig } from '../../test/support/lab';
+import {
+  busyboxContainerConfig,
+  labRuntimes,
+  podSandboxConfig,
+  createLabContainer,
+  matchesRuntime,
+} from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
 import { mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
@@ -130,7 +136,8 @@ export async function runExecBench(context: BenchContext): Promise<BenchFigure[]
   }, 20);
   try {
     podId = await cri.runPod(pod);
-    const containerId = await cri.createContainer(
+    const containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig('bench', ['sleep', '3600']),
       pod,
@@ -221,7 +228,7 @@ export const execBench: BenchModule = { name: 'exec', run: runExecBench };
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const index = process.argv.indexOf('--runtime');
   const wanted = index >= 0 ? process.argv[index + 1] : 'containerd-2';
-  const runtime = labRuntimes().find((r) => r.id === wanted || r.id === `containerd-${wanted}`);
+  const runtime = labRuntimes().find((r) => matchesRuntime(r, wanted));
   if (runtime === undefined) throw new Error(`No lab runtime ${wanted}.`);
   const figures = await runExecBench({ runtime, log: (line) => console.error(line) });
   console.log(JSON.stringify(figures, null, 2));

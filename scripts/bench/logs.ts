@@ -33,6 +33,8 @@ import {
   labRuntimes,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
+  matchesRuntime,
 } from '../../test/support/lab';
 import { openApp, startBrowserHost } from '../../test/e2e/support/browser-app';
 import { launchChromium } from '../../test/e2e/support/chromium';
@@ -230,7 +232,8 @@ export async function runLogsBench(context: BenchContext): Promise<BenchFigure[]
     );
 
     podId = await cri.runPod(pod);
-    const containerId = await cri.createContainer(
+    const containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig('million', ['sh', '-c', 'echo ready'], { labels }),
       pod,
@@ -331,7 +334,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import
   const runtime: LabRuntime | undefined =
     wanted === undefined
       ? runtimes[runtimes.length - 1]
-      : runtimes.find((r) => r.id === wanted || r.id === `containerd-${wanted}`);
+      : runtimes.find((r) => matchesRuntime(r, wanted));
   if (runtime === undefined) throw new Error(`No lab runtime ${wanted ?? ''}`);
   runLogsBench({ runtime, log: (line) => process.stderr.write(`${line}\n`) }).then(
     (figures) => {

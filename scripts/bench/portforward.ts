@@ -19,7 +19,13 @@ import { Worker } from 'node:worker_threads';
 import { CriClient } from '../../electron/core/cri';
 import { ForwardSupervisor } from '../../electron/core/forwards';
 import type { ForwardTransportKind } from '../../shared/model';
-import { busyboxContainerConfig, labRuntimes, podSandboxConfig } from '../../test/support/lab';
+import {
+  busyboxContainerConfig,
+  labRuntimes,
+  podSandboxConfig,
+  createLabContainer,
+  matchesRuntime,
+} from '../../test/support/lab';
 import { mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
@@ -214,7 +220,8 @@ export async function runPortForwardBench(
   let podId: string | undefined;
   try {
     podId = await cri.runPod(config);
-    const containerId = await cri.createContainer(
+    const containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig('web', ['sh', '-c', POD_SCRIPT]),
       config,
@@ -301,7 +308,7 @@ function argument(name: string): string | undefined {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const wanted = argument('runtime') ?? 'containerd-2';
-  const runtime = labRuntimes().find((r) => r.id === wanted || r.id === `containerd-${wanted}`);
+  const runtime = labRuntimes().find((r) => matchesRuntime(r, wanted));
   if (runtime === undefined) throw new Error(`No lab runtime ${wanted}.`);
   const transport = argument('transport') === 'websocket' ? 'websocket' : 'spdy';
   const figures = await runPortForwardBench({

@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: runs the registered benches (registry.ts) against the lab in one go,
- * prints a table of figures with their targets, and writes bench/results.json.
+ * prints a table of figures with their targets, and writes bench/results-<runtime>.json.
  *
  *   npm run bench                       every bench on containerd-2
- *   npm run bench -- --runtime 1.6      on containerd 1.6
+ *   npm run bench -- --runtime 1.6      on containerd 1.6 (or cri-o)
  *   npm run bench -- --only exec        some benches (comma-separated names)
+ *   npm run bench -- --compare containerd-2,cri-o
+ *                                       the figures of earlier runs side by side, as ratios
  *
  * Benchmarks, not tests: a missed target is reported (and sets exit code 2), it doesn't
  * abort the run. A bench that throws is reported and the others still run (exit code 1).
@@ -12,11 +14,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { labRuntimes, type LabRuntime } from '../../test/support/lab';
+import { labRuntimes, matchesRuntime, type LabRuntime } from '../../test/support/lab';
 import { benches } from './registry';
 import { meets, type BenchFigure } from './types';
 
-const resultsPath = resolve(import.meta.dirname, '../../bench/results.json');
+/** One file per runtime, so that runs on several runtimes can be compared. */
+function resultsPath(runtimeId: string): string {
+  return resolve(import.meta.dirname, `../../bench/results-${runtimeId}.json`);
+}
 
 interface FigureRecord extends BenchFigure {
   readonly bench: string;
@@ -41,7 +46,7 @@ function argument(name: string): string | undefined {
 
 function pickRuntime(wanted: string): LabRuntime {
   const runtimes = labRuntimes();
-  const runtime = runtimes.find((r) => r.id === wanted || r.id === `containerd-${wanted}`);
+  const runtime = runtimes.find((r) => matchesRuntime(r, wanted));
   if (runtime === undefined) {
     throw new Error(`No lab runtime "${wanted}" (have ${runtimes.map((r) => r.id).join(', ')}).`);
   }
@@ -51,34 +56,86 @@ function pickRuntime(wanted: string): LabRuntime {
 /** Earlier figures of the same runtime survive a partial (`--only`) run. */
 function previous(runtimeId: string): Results | undefined {
   try {
-    const old = JSON.parse(readFileSync(resultsPath, 'utf8')) as Results;
+    const old = JSON.parse(readFileSync(resultsPath(runtimeId), 'utf8')) as Results;
     return old.runtime.id === runtimeId ? old : undefined;
   } catch {
     return undefined;
   }
 }
 
-function table(rows: readonly FigureRecord[]): string {
-  const header = ['bench', 'figure', 'value', 'unit', 'target', 'ok'];
-  const lines = rows.map((row) => [
-    row.bench,
-    row.name,
-    String(row.value),
-    row.unit,
-    row.target ? `${row.target.op} ${row.target.value}` : '—',
-    row.pass === undefined ? '' : row.pass ? 'yes' : 'NO',
-  ]);
+function formatTable(header: readonly string[], lines: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const numeric = (cell: string): boolean => /^[-\d.×]+$/.test(cell);
   const format = (cells: readonly string[]): string =>
     cells
-      .map((cell, i) => (i === 2 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .map((cell, i) =>
+        numeric(cell) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
+      )
       .join('  ');
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join(
     '\n',
   );
 }
 
+/**
+ * `--compare a,b`: the figures two earlier runs recorded, side by side, with b/a. Absolute
+ * figures swing between machines and loads: compare runs of one sitting.
+ */
+function compare(ids: readonly string[]): number {
+  const [a, b] = ids.map((id) => {
+    const runtime = pickRuntime(id);
+    const results = previous(runtime.id);
+    if (results === undefined) {
+      throw new Error(`No figures for ${runtime.id} yet: npm run bench -- --runtime ${id}`);
+    }
+    return results;
+  });
+  if (a === undefined || b === undefined || ids.length !== 2) {
+    throw new Error('--compare takes two runtimes, e.g. --compare containerd-2,cri-o');
+  }
+  const units = new Map(a.details.map((d) => [d.name, d.unit]));
+  const names = [...new Set([...Object.keys(a.figures), ...Object.keys(b.figures)])];
+  const lines = names.map((name) => {
+    const x = a.figures[name];
+    const y = b.figures[name];
+    const ratio = x !== undefined && y !== undefined && x !== 0 ? `${(y / x).toFixed(2)}×` : '—';
+    return [
+      name,
+      x === undefined ? '—' : String(x),
+      y === undefined ? '—' : String(y),
+      units.get(name) ?? '',
+      ratio,
+    ];
+  });
+  console.log(
+    `${a.runtime.id} ${a.runtime.version} (${a.startedAt}) and ${b.runtime.id} ${b.runtime.version} (${b.startedAt}):\n`,
+  );
+  console.log(
+    formatTable(
+      ['figure', a.runtime.id, b.runtime.id, 'unit', `${b.runtime.id}/${a.runtime.id}`],
+      lines,
+    ),
+  );
+  return 0;
+}
+
+function table(rows: readonly FigureRecord[]): string {
+  return formatTable(
+    ['bench', 'figure', 'value', 'unit', 'target', 'ok'],
+    rows.map((row) => [
+      row.bench,
+      row.name,
+      String(row.value),
+      row.unit,
+      row.target ? `${row.target.op} ${row.target.value}` : '—',
+      row.pass === undefined ? '' : row.pass ? 'yes' : 'NO',
+    ]),
+  );
+}
+
 async function main(): Promise<number> {
+  const comparing = argument('compare');
+  if (comparing !== undefined) return compare(comparing.split(',').map((s) => s.trim()));
   const runtime = pickRuntime(argument('runtime') ?? 'containerd-2');
   const only = argument('only')
     ?.split(',')
@@ -128,14 +185,15 @@ async function main(): Promise<number> {
       ...errors,
     },
   };
-  mkdirSync(dirname(resultsPath), { recursive: true });
-  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+  const path = resultsPath(runtime.id);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
 
   console.log(`\nFigures from ${runtime.id} ${runtime.version} (MB = 10^6 bytes):\n`);
   console.log(table(records));
   for (const [name, message] of Object.entries(errors))
     console.log(`\n${name}: FAILED — ${message}`);
-  console.log(`\nWritten to ${resultsPath}`);
+  console.log(`\nWritten to ${path}`);
   if (Object.keys(errors).length > 0) return 1;
   return records.some((r) => r.pass === false) ? 2 : 0;
 }

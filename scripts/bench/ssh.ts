@@ -31,6 +31,8 @@ import {
   labRuntimes,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
+  matchesRuntime,
 } from '../../test/support/lab';
 import { Sshd, generateKey } from '../../test/support/sshd';
 import { echoRoundTrips } from './echo';
@@ -97,7 +99,8 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
     const podName = `bench-ssh-${randomBytes(3).toString('hex')}`;
     const sandbox = podSandboxConfig(podName, { runtime });
     podId = await cri.runPod(sandbox);
-    const containerId = await cri.createContainer(
+    const containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig('web', [
         'sh',
@@ -247,7 +250,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 30_000): P
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const wanted = process.argv[process.argv.indexOf('--runtime') + 1];
   const runtime = process.argv.includes('--runtime')
-    ? labRuntimes().find((r) => r.id === wanted || r.id === `containerd-${wanted}`)
+    ? labRuntimes().find((r) => matchesRuntime(r, wanted))
     : undefined;
   runSshBench({
     ...(runtime !== undefined && { runtime }),

@@ -28,6 +28,8 @@ import {
   labRuntimes,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
+  matchesRuntime,
 } from '../../test/support/lab';
 import { rendererConfig } from '../build';
 // The page's `window.portholeTerminalDebug`, declared by the renderer.
@@ -79,7 +81,8 @@ async function startContainer(runtime: LabRuntime): Promise<() => Promise<void>>
   await removeAll();
   const config = podSandboxConfig('bench-terminal', { runtime, labels: label });
   const podId = await cri.runPod(config);
-  const id = await cri.createContainer(
+  const id = await createLabContainer(
+    cri,
     podId,
     busyboxContainerConfig('bench-shell', ['sleep', '3600'], { labels: label }),
     config,
@@ -335,10 +338,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import
     ? process.argv[process.argv.indexOf('--runtime') + 1]
     : undefined;
   const runtimes = labRuntimes();
-  const runtime =
-    runtimes.find(
-      (r) => wanted !== undefined && (r.id === wanted || r.id === `containerd-${wanted}`),
-    ) ?? runtimes[runtimes.length - 1];
+  const runtime = runtimes.find((r) => matchesRuntime(r, wanted)) ?? runtimes[runtimes.length - 1];
   if (runtime === undefined) throw new Error('The lab has no runtime.');
   runTerminalBench(runtime, (line) => process.stderr.write(`${line}\n`)).then(
     (results) => process.stdout.write(`${JSON.stringify(results, null, 2)}\n`),

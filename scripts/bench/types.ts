@@ -1,7 +1,7 @@
 /**
  * The bench runner's contract (scripts/bench/run.ts): a bench module has a name and a run
  * function that measures against the lab and returns named figures. Add a module to
- * registry.ts and `npm run bench` runs it, records its figures in bench/results.json and
+ * registry.ts and `npm run bench` runs it, records its figures in bench/results-<runtime>.json and
  * prints them with their targets.
  */
 import type { LabRuntime } from '../../test/support/lab';
@@ -12,7 +12,7 @@ export interface BenchTarget {
 }
 
 export interface BenchFigure {
-  /** A stable key for bench/results.json, e.g. `exec_stdout_mbps_spdy`. */
+  /** A stable key for bench/results-<runtime>.json, e.g. `exec_stdout_mbps_spdy`. */
   readonly name: string;
   readonly value: number;
   /** MB/s (10^6 bytes per second), ms, MB… */

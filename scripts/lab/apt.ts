@@ -7,6 +7,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { LabError, exists, isExecutable, run, tail, which } from './exec';
 import { isStaticElf } from './elf';
+import { CONMON } from './crio';
 import { BUSYBOX_PATH } from './images';
 import { progress } from './log';
 
@@ -30,7 +31,16 @@ export const CONTAINERD_16 = {
 
 const APT_ENV = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 
-export function requirements(opts: { containerd16: boolean; compiler: boolean }): Requirement[] {
+export const SKOPEO = '/usr/bin/skopeo';
+
+export function requirements(opts: {
+  containerd16: boolean;
+  compiler: boolean;
+  /** CRI-O runs with Debian's conmon. */
+  crio?: boolean;
+  /** CRI-O's images go in with skopeo where no copyimg came with crio. */
+  skopeo?: boolean;
+}): Requirement[] {
   const reqs: Requirement[] = [
     { path: RUNC, pkg: 'runc' },
     ...['bridge', 'host-local', 'portmap', 'loopback'].map((p) => ({
@@ -52,6 +62,8 @@ export function requirements(opts: { containerd16: boolean; compiler: boolean })
       { path: CONTAINERD_16.shim, pkg: 'containerd' },
     );
   }
+  if (opts.crio === true) reqs.push({ path: CONMON, pkg: 'conmon' });
+  if (opts.skopeo === true) reqs.push({ path: SKOPEO, pkg: 'skopeo' });
   if (opts.compiler) {
     reqs.push({ path: 'gcc', pkg: 'gcc', check: async () => (await which('gcc')) !== undefined });
     reqs.push({

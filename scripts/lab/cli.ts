@@ -1,27 +1,44 @@
 /**
- * `npm run lab -- up|down|status [--runtime 1.6|2|all] [--json] [--quiet]`
+ * `npm run lab -- up|down|status [--runtime 1.6|2|cri-o|all] [--json] [--quiet]`
  *
- * A real lab for tests, benches and demos: containerd 1.6 (Debian 12) and containerd 2.x
- * (Debian unstable, extracted) side by side, each with its CRI on a private socket, private
- * root/state/CNI dirs, and locally built busybox and pause images. See scripts/lab/README.md.
+ * A real lab for tests, benches and demos: containerd 1.6 (Debian 12), containerd 2.x
+ * (Debian unstable, extracted) and CRI-O (the user's own build: it is not in Debian) side
+ * by side, each with its CRI on a private socket, private root/state/CNI dirs, and locally
+ * built busybox and pause images. See scripts/lab/README.md.
  */
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { RUNC, ensurePackages, requirements } from './apt';
-import { type RuntimeBinaries, runtimeSpec, selectRuntimes } from './config';
+import { RUNC, CNI_BIN_DIR, SKOPEO, ensurePackages, requirements } from './apt';
+import { type RuntimeBinaries, daemonName, runtimeSpec, selectRuntimes } from './config';
 import {
   cleanupRuntime,
   describeRuntime,
   importImages,
-  isResponsive,
   prepareRuntime,
-  removeLabCgroups,
-  removePods,
-  runningPid,
   startContainerd,
-  stopProcess,
 } from './containerd';
 import { withCri } from './cri';
+import {
+  type CrioPrograms,
+  CRIO_DIR_VARIABLE,
+  cleanupCrio,
+  crioBinaries,
+  crioImporter,
+  crioVersion,
+  describeCrio,
+  findCrio,
+  importCrioImages,
+  prepareCrio,
+  startCrio,
+} from './crio';
+import {
+  isResponsive,
+  removeCgroups,
+  removePods,
+  runningPid,
+  runtimeCgroup,
+  stopProcess,
+} from './daemon';
 import { LabError, errorMessage, exists } from './exec';
 import { buildImages, pauseNeedsCompiler } from './images';
 import { elapsedMs, progress, setQuiet } from './log';
@@ -45,6 +62,7 @@ import {
   type LabInfo,
   type LabRuntime,
   type LabRuntimeId,
+  type LabSkippedRuntime,
 } from './types';
 
 const USAGE = `Usage: npm run lab -- <up|down|status|restart> [options]
@@ -52,24 +70,30 @@ const USAGE = `Usage: npm run lab -- <up|down|status|restart> [options]
   up       install what is missing, start the runtimes, import the images
   down     stop what the lab started and remove its directories
   status   show what is running; exits 1 if nothing is
-  restart  kill containerd and start it again on the same socket, as a crash would
+  restart  kill the runtime (containerd or crio) and start it again on the same socket, as a crash would
            (pods keep running); prints the new pid and when its CRI answered
 
 Options:
-  --runtime 1.6|2|all   which runtime(s) (default: all); also containerd-1.6, containerd-2
+  --runtime 1.6|2|cri-o|all   which runtime(s), comma-separated (default: all: both
+                        containerds, and CRI-O where a crio binary is found); also the ids
+                        containerd-1.6, containerd-2, and crio
   --json                status: print the lab description as JSON
   --quiet               no progress lines
   --purge               down: also delete the cache (containerd 2.x download, built images)
-  --signal KILL|TERM    restart: how containerd is stopped (default KILL)
+  --signal KILL|TERM    restart: how the runtime is stopped (default KILL)
 
 Environment: PORTHOLE_LAB_DIR (default /tmp/porthole-lab), XDG_CACHE_HOME (cache in
-$XDG_CACHE_HOME/porthole-lab, default ~/.cache/porthole-lab).`;
+$XDG_CACHE_HOME/porthole-lab, default ~/.cache/porthole-lab), ${CRIO_DIR_VARIABLE} (the
+directory of your crio, pinns and copyimg; else crio on PATH, else ../shared/bin/cri-o
+beside the project).`;
 
 type Command = 'up' | 'down' | 'status' | 'restart';
 
 interface Args {
   command: Command;
   runtimes: LabRuntimeId[];
+  /** Of `runtimes`, those `up` may leave out (with a line saying why). */
+  optional: LabRuntimeId[];
   json: boolean;
   purge: boolean;
   signal: StopSignal;
@@ -104,9 +128,11 @@ function parse(argv: string[]): Args {
     throw new LabError(`Unknown signal "${values.signal}": use KILL or TERM.`);
   }
   setQuiet(values.quiet || values.json);
+  const selection = selectRuntimes(values.runtime);
   return {
     command,
-    runtimes: selectRuntimes(values.runtime),
+    runtimes: selection.ids,
+    optional: selection.optional,
     json: values.json,
     purge: values.purge,
     signal,
@@ -119,40 +145,102 @@ function sortRuntimes(runtimes: LabRuntime[]): LabRuntime[] {
   );
 }
 
-function labInfo(runtimes: LabRuntime[]): LabInfo {
+function labInfo(runtimes: LabRuntime[], skipped: LabSkippedRuntime[] = []): LabInfo {
   return {
     labDir: labDir(),
     runtimes: sortRuntimes(runtimes),
+    ...(skipped.length > 0 && { skipped }),
     images: { ...LAB_IMAGES },
     cgroupRoot: LAB_CGROUP_ROOT,
   };
 }
 
+/** How one runtime of the lab is set up, started and described; containerd or CRI-O. */
+interface RuntimeDriver {
+  /** Writes its files; true when they changed (a running daemon is then restarted). */
+  prepare(): Promise<boolean>;
+  start(): Promise<number>;
+  importImages(images: readonly BuiltImage[]): Promise<void>;
+  describe(pid: number): Promise<LabRuntime>;
+}
+
+function containerdDriver(id: LabRuntimeId, bins: RuntimeBinaries): RuntimeDriver {
+  const spec = runtimeSpec(id);
+  const dirs = runtimeDirs(id);
+  return {
+    prepare: () => prepareRuntime(spec, dirs, bins),
+    start: () => startContainerd(spec, dirs, bins),
+    importImages: (images) => importImages(spec, dirs, bins, images),
+    describe: (pid) => describeRuntime(spec, dirs, bins, pid),
+  };
+}
+
+function crioDriver(programs: CrioPrograms): RuntimeDriver {
+  const spec = runtimeSpec('cri-o');
+  const dirs = runtimeDirs('cri-o');
+  const bins = crioBinaries(programs, RUNC, CNI_BIN_DIR);
+  const importer = crioImporter(dirs, programs, SKOPEO);
+  return {
+    prepare: () => prepareCrio({ spec, dirs, bins }),
+    start: () => startCrio({ spec, dirs, bins }),
+    importImages: (images) => importCrioImages(spec, dirs, importer, images),
+    describe: (pid) => describeCrio(spec, dirs, bins, importer, pid),
+  };
+}
+
 async function upRuntime(
   id: LabRuntimeId,
-  bins: RuntimeBinaries,
+  driver: RuntimeDriver,
   images: BuiltImage[],
 ): Promise<LabRuntime> {
   const spec = runtimeSpec(id);
   const dirs = runtimeDirs(id);
-  const changed = await prepareRuntime(spec, dirs, bins);
+  const name = daemonName(spec);
+  const changed = await driver.prepare();
   let pid = await runningPid(dirs);
   if (pid !== undefined && (changed || !(await isResponsive(dirs)))) {
     progress(
-      `${id}: ${changed ? 'config changed' : 'not responding'}, restarting containerd (pid ${pid})`,
+      `${id}: ${changed ? 'config changed' : 'not responding'}, restarting ${name} (pid ${pid})`,
     );
-    await stopProcess(`${id} containerd`, pid);
+    await stopProcess(`${id} ${name}`, pid);
     pid = undefined;
   }
   if (pid === undefined) {
-    pid = await startContainerd(spec, dirs, bins);
+    pid = await driver.start();
   } else {
     progress(`${id}: already running (pid ${pid})`);
   }
-  await importImages(spec, dirs, bins, images);
-  const runtime = await describeRuntime(spec, dirs, bins, pid);
-  progress(`${id}: ready, containerd ${runtime.versionFull}`);
+  await driver.importImages(images);
+  const runtime = await driver.describe(pid);
+  progress(`${id}: ready, ${spec.kind} ${runtime.versionFull}`);
   return runtime;
+}
+
+/**
+ * Where CRI-O's programs are, if it is to run: undefined (with the reason in `skipped`)
+ * when it was only asked for by default and there is no crio. Named explicitly, a missing
+ * crio is an error.
+ */
+async function crioPrograms(
+  args: Args,
+  skipped: LabSkippedRuntime[],
+): Promise<CrioPrograms | undefined> {
+  if (!args.runtimes.includes('cri-o')) return undefined;
+  const lookup = await findCrio();
+  if (!lookup.found) {
+    if (!args.optional.includes('cri-o')) {
+      throw new LabError(
+        `cri-o: ${lookup.reason}.`,
+        `Point ${CRIO_DIR_VARIABLE} at the directory of your crio (with pinns and copyimg).`,
+      );
+    }
+    // One line, and lab.json keeps the reason for the test suites to print.
+    process.stderr.write(`lab: cri-o not started: ${lookup.reason}.\n`);
+    skipped.push({ id: 'cri-o', reason: lookup.reason });
+    return undefined;
+  }
+  progress(`cri-o: ${lookup.programs.crio} (from ${lookup.programs.from})`);
+  return lookup.programs;
 }
 
 /** The runtimes of lab.json that still run, minus `except`. */
@@ -179,20 +267,35 @@ function printRuntimes(runtimes: readonly LabRuntime[]): void {
 async function up(args: Args): Promise<void> {
   const cache = cacheDir();
   await ensureLabDir();
-  const want16 = args.runtimes.includes('containerd-1.6');
+  const skipped: LabSkippedRuntime[] = [];
+  const crio = await crioPrograms(args, skipped);
+  const runtimes = args.runtimes.filter((id) => id !== 'cri-o' || crio !== undefined);
+  const want16 = runtimes.includes('containerd-1.6');
   await ensurePackages(
-    requirements({ containerd16: want16, compiler: await pauseNeedsCompiler(cache) }),
+    requirements({
+      containerd16: want16,
+      compiler: await pauseNeedsCompiler(cache),
+      crio: crio !== undefined,
+      skopeo: crio !== undefined && crio.copyimg === undefined,
+    }),
   );
-  const [binaries, images] = await Promise.all([
-    Promise.all(args.runtimes.map((id) => runtimeBinaries(id))),
+  if (crio !== undefined) progress(`cri-o: ${await crioVersion(crio.crio)}`);
+  const [drivers, images] = await Promise.all([
+    Promise.all(
+      runtimes.map(async (id): Promise<RuntimeDriver> => {
+        if (id !== 'cri-o') return containerdDriver(id, await runtimeBinaries(id));
+        if (crio === undefined) throw new Error('cri-o was not found');
+        return crioDriver(crio);
+      }),
+    ),
     buildImages(cache),
   ]);
   const previous = await readLabFile().catch(() => undefined);
   const results = await Promise.allSettled(
-    args.runtimes.map((id, index) => {
-      const bins = binaries[index];
-      if (bins === undefined) throw new Error(`no binaries for ${id}`);
-      return upRuntime(id, bins, images);
+    runtimes.map((id, index) => {
+      const driver = drivers[index];
+      if (driver === undefined) throw new Error(`no driver for ${id}`);
+      return upRuntime(id, driver, images);
     }),
   );
   const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -202,8 +305,9 @@ async function up(args: Args): Promise<void> {
       : [],
   );
   // Record what does run, even if another runtime failed.
-  const running = [...(await stillRunning(previous, args.runtimes)), ...started];
-  if (running.length > 0) await writeLabFile(labInfo(running));
+  const running = [...(await stillRunning(previous, runtimes)), ...started];
+  const notRunning = skipped.filter((entry) => !running.some((r) => r.id === entry.id));
+  if (running.length > 0) await writeLabFile(labInfo(running, notRunning));
   const [firstFailure] = failed;
   if (firstFailure !== undefined) {
     for (const extra of failed.slice(1)) process.stderr.write(`lab: ${errorMessage(extra)}\n`);
@@ -218,12 +322,16 @@ async function downRuntime(id: LabRuntimeId): Promise<void> {
   const dirs = runtimeDirs(id);
   if (!(await exists(dirs.base))) return;
   const pid = await runningPid(dirs);
+  const name = daemonName(spec);
   if (pid !== undefined) {
     if (await isResponsive(dirs)) await removePods(spec, dirs);
-    progress(`${id}: stopping containerd (pid ${pid})`);
-    await stopProcess(`${id} containerd`, pid);
+    progress(`${id}: stopping ${name} (pid ${pid})`);
+    await stopProcess(`${id} ${name}`, pid);
   }
-  await cleanupRuntime(spec, dirs, RUNC);
+  if (spec.kind === 'cri-o') await cleanupCrio(spec, dirs, RUNC);
+  else await cleanupRuntime(spec, dirs, RUNC);
+  // The (empty) cgroups its test pods used.
+  await removeCgroups([runtimeCgroup(spec)]);
   progress(`${id}: down`);
 }
 
@@ -232,11 +340,11 @@ async function down(args: Args): Promise<void> {
   await Promise.all(args.runtimes.map((id) => downRuntime(id)));
   const remaining = await stillRunning(previous, args.runtimes);
   if (remaining.length > 0) {
-    await writeLabFile(labInfo(remaining));
+    await writeLabFile(labInfo(remaining, previous?.skipped));
     return;
   }
   await removeLabFile();
-  await removeLabCgroups();
+  await removeCgroups([LAB_CGROUP_ROOT]);
   const left = await readdir(labDir()).catch(() => undefined);
   if (left !== undefined && left.length === 0) await rmdir(labDir());
   else if (left !== undefined) progress(`left ${labDir()} in place: it holds ${left.join(', ')}`);
@@ -255,9 +363,10 @@ async function status(args: Args): Promise<boolean> {
     const dirs = runtimeDirs(id);
     const pid = await runningPid(dirs);
     const known = info?.runtimes.find((r) => r.id === id);
+    const skipped = info?.skipped?.find((r) => r.id === id);
     let line: string;
     if (pid === undefined) {
-      line = `${id.padEnd(15)} stopped`;
+      line = `${id.padEnd(15)} ${skipped !== undefined ? `not started: ${skipped.reason}` : 'stopped'}`;
     } else {
       try {
         const version = await withCri(dirs.socket, (cri) => cri.version({ timeoutMs: 3000 }));
@@ -270,7 +379,9 @@ async function status(args: Args): Promise<boolean> {
     }
     if (!args.json) process.stdout.write(`${line}\n`);
   }
-  if (args.json) process.stdout.write(`${JSON.stringify(labInfo(up), null, 2)}\n`);
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(labInfo(up, info?.skipped), null, 2)}\n`);
+  }
   return anyUp;
 }
 

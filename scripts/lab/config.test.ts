@@ -2,14 +2,19 @@ import { describe, expect, it } from 'vitest';
 import {
   type RuntimeBinaries,
   cniConflistName,
+  crioFiles,
   renderCniConflist,
   renderContainerdConfig,
+  renderCrioConfig,
+  renderSignaturePolicy,
+  renderStorageConf,
   runtimeSpec,
   labSlot,
   networkSpec,
   selectRuntimes,
 } from './config';
 import { runtimeDirs } from './state';
+import type { LabCrioBinaries } from './types';
 
 const bins: RuntimeBinaries = {
   containerd: '/x/containerd',
@@ -69,6 +74,59 @@ describe('containerd config', () => {
   });
 });
 
+describe('CRI-O config', () => {
+  const crioBins: LabCrioBinaries = {
+    crio: '/x/crio',
+    pinns: '/x/pinns',
+    conmon: '/usr/bin/conmon',
+    runc: '/usr/bin/runc',
+    cniBinDir: '/usr/lib/cni',
+  };
+  const dirs = runtimeDirs('cri-o', '/tmp/lab');
+  const spec = runtimeSpec('cri-o', '/tmp/lab');
+
+  it('keeps every path CRI-O writes under the runtime dir', () => {
+    const toml = renderCrioConfig({ spec, dirs, bins: crioBins });
+    const paths = [...toml.matchAll(/^\s*\w+ = "(\/[^"]*)"$/gm)].map((m) => m[1] ?? '');
+    const outside = paths.filter((path) => !path.startsWith('/tmp/lab/cri-o/'));
+    // Only the programs it runs live elsewhere (and /pause, inside the pause image).
+    expect(outside.sort()).toEqual(['/pause', '/usr/bin/conmon', '/usr/bin/runc', '/x/pinns']);
+    expect(toml).toContain('listen = "/tmp/lab/cri-o/crio.sock"');
+    expect(toml).toContain('namespaced_auth_dir = "/tmp/lab/cri-o/auth"');
+    expect(toml).toContain('plugin_dirs = ["/usr/lib/cni"]');
+  });
+
+  it('runs runc under conmon with cgroupfs, events on, and a signature policy', () => {
+    const toml = renderCrioConfig({ spec, dirs, bins: crioBins });
+    expect(toml).toContain('default_runtime = "runc"');
+    expect(toml).toMatch(/\[crio\.runtime\.runtimes\.runc\]\nruntime_path = "\/usr\/bin\/runc"/);
+    expect(toml).toContain('monitor_path = "/usr/bin/conmon"');
+    expect(toml).toContain('cgroup_manager = "cgroupfs"');
+    expect(toml).toContain('enable_pod_events = true');
+    expect(toml).toContain('signature_policy = "/tmp/lab/cri-o/policy.json"');
+    expect(toml).toContain('pause_image = "localhost/porthole/pause:latest"');
+    expect(toml).toContain('stream_port = "0"');
+    expect(toml).toContain('enable_nri = false');
+    expect(renderCrioConfig({ spec, dirs, bins: crioBins, enablePodEvents: false })).toContain(
+      'enable_pod_events = false',
+    );
+  });
+
+  it('keeps storage private and accepts any image', () => {
+    const files = crioFiles(dirs);
+    expect(renderStorageConf(dirs)).toContain(`graphroot = "${files.graphRoot}"`);
+    expect(renderStorageConf(dirs)).toContain(`runroot = "${files.runRoot}"`);
+    expect(JSON.parse(renderSignaturePolicy())).toEqual({
+      default: [{ type: 'insecureAcceptAnything' }],
+    });
+  });
+
+  it('keeps conmon attach socket paths under the 108-byte limit in the CI lab', () => {
+    const ci = crioFiles(runtimeDirs('cri-o', '/tmp/porthole-ci-lab'));
+    expect(Buffer.byteLength(`${ci.attachDir}/${'f'.repeat(64)}/attach`)).toBeLessThan(108);
+  });
+});
+
 describe('CNI', () => {
   it('bridge with host-local addresses in our own data dir, then portmap', () => {
     const spec = runtimeSpec('containerd-2', '/tmp/lab');
@@ -90,6 +148,7 @@ describe('CNI', () => {
     const nets = dirs.flatMap((d) => [
       networkSpec('containerd-1.6', d),
       networkSpec('containerd-2', d),
+      networkSpec('cri-o', d),
     ]);
     expect(new Set(nets.map((n) => n.bridge)).size).toBe(nets.length);
     expect(new Set(nets.map((n) => n.subnet)).size).toBe(nets.length);
@@ -104,16 +163,30 @@ describe('CNI', () => {
       bridge: 'phlab-2',
       subnet: '10.213.1.0/24',
     });
+    expect(networkSpec('cri-o', '/tmp/porthole-lab')).toEqual({
+      name: 'porthole-lab-crio',
+      bridge: 'phlab-crio',
+      subnet: '10.213.2.0/24',
+    });
   });
 });
 
 describe('selectRuntimes', () => {
   it('accepts all, short names, ids and lists, in a fixed order', () => {
-    expect(selectRuntimes(undefined)).toEqual(['containerd-1.6', 'containerd-2']);
-    expect(selectRuntimes('all')).toEqual(['containerd-1.6', 'containerd-2']);
-    expect(selectRuntimes('2')).toEqual(['containerd-2']);
-    expect(selectRuntimes('containerd-1.6')).toEqual(['containerd-1.6']);
-    expect(selectRuntimes('2,1.6')).toEqual(['containerd-1.6', 'containerd-2']);
+    const ids = (value: string | undefined) => selectRuntimes(value).ids;
+    expect(ids(undefined)).toEqual(['containerd-1.6', 'containerd-2', 'cri-o']);
+    expect(ids('all')).toEqual(['containerd-1.6', 'containerd-2', 'cri-o']);
+    expect(ids('2')).toEqual(['containerd-2']);
+    expect(ids('containerd-1.6')).toEqual(['containerd-1.6']);
+    expect(ids('2,1.6')).toEqual(['containerd-1.6', 'containerd-2']);
+    expect(ids('cri-o')).toEqual(['cri-o']);
+    expect(ids('crio,2')).toEqual(['containerd-2', 'cri-o']);
+  });
+
+  it('makes CRI-O optional only when it was not named', () => {
+    expect(selectRuntimes(undefined).optional).toEqual(['cri-o']);
+    expect(selectRuntimes('all').optional).toEqual(['cri-o']);
+    expect(selectRuntimes('cri-o').optional).toEqual([]);
   });
 
   it('rejects unknown names', () => {

@@ -1,11 +1,19 @@
 /**
- * What each lab runtime is, and the files that configure it: containerd's config.toml
- * and a CNI conflist. Pure functions of paths and settings, so they are unit-tested.
+ * What each lab runtime is, and the files that configure it: containerd's config.toml,
+ * CRI-O's crio.conf with its storage, registries and policy files, and a CNI conflist.
+ * Pure functions of paths and settings, so they are unit-tested.
  */
 import { createHash } from 'node:crypto';
 import { LabError } from './exec';
 import { DEFAULT_LAB_DIR, type RuntimeDirs, labDir } from './state';
-import { LAB_IMAGES, LAB_RUNTIME_IDS, type LabRuntimeId } from './types';
+import { join } from 'node:path';
+import {
+  LAB_IMAGES,
+  LAB_RUNTIME_IDS,
+  type LabCrioBinaries,
+  type LabRuntimeId,
+  type LabRuntimeKind,
+} from './types';
 
 export interface NetworkSpec {
   /** CNI network name: also the prefix of CNI's cached results in /var/lib/cni/results. */
@@ -17,17 +25,32 @@ export interface NetworkSpec {
 
 export interface RuntimeSpec {
   id: LabRuntimeId;
+  kind: LabRuntimeKind;
   /** What `--runtime` accepts besides the id. */
-  short: '1.6' | '2';
-  /** containerd config schema: 2 for 1.6, 3 for 2.x. */
-  configVersion: 2 | 3;
+  short: '1.6' | '2' | 'crio';
+  /** containerd config schema: 2 for 1.6, 3 for 2.x; none for CRI-O. */
+  configVersion?: 2 | 3;
+  /** Tag in the network's names: `phlab-16`, `phlab-2`, `phlab-crio`. */
+  networkTag: string;
   network: NetworkSpec;
 }
 
 const RUNTIMES: readonly Omit<RuntimeSpec, 'network'>[] = [
-  { id: 'containerd-1.6', short: '1.6', configVersion: 2 },
-  { id: 'containerd-2', short: '2', configVersion: 3 },
+  {
+    id: 'containerd-1.6',
+    kind: 'containerd',
+    short: '1.6',
+    configVersion: 2,
+    networkTag: '16',
+  },
+  { id: 'containerd-2', kind: 'containerd', short: '2', configVersion: 3, networkTag: '2' },
+  { id: 'cri-o', kind: 'cri-o', short: 'crio', networkTag: 'crio' },
 ];
+
+/** The daemon's name, for messages. */
+export function daemonName(spec: Pick<RuntimeSpec, 'kind'>): string {
+  return spec.kind === 'cri-o' ? 'crio' : 'containerd';
+}
 
 /**
  * The default lab dir is slot 0; any other lab dir gets a slot 1–63 from a hash of its
@@ -38,11 +61,14 @@ export function labSlot(dir: string): number {
   return 1 + (createHash('sha256').update(dir).digest().readUInt16BE(0) % 63);
 }
 
-/** Each runtime of each lab gets its own bridge and /24, so all can run at once. */
+/**
+ * Each runtime of each lab gets its own bridge and /24, so all can run at once: four
+ * subnets per lab slot (three used).
+ */
 export function networkSpec(id: LabRuntimeId, dir: string): NetworkSpec {
   const slot = labSlot(dir);
   const index = RUNTIMES.findIndex((r) => r.id === id);
-  const short = id === 'containerd-1.6' ? '16' : '2';
+  const short = RUNTIMES[index]?.networkTag ?? id;
   const tag = slot === 0 ? '' : String(slot);
   return {
     name: `porthole-lab${tag}-${short}`,
@@ -51,16 +77,35 @@ export function networkSpec(id: LabRuntimeId, dir: string): NetworkSpec {
   };
 }
 
-/** `--runtime` values: "all" (default), "1.6", "2", the ids, or a comma-separated list. */
-export function selectRuntimes(value: string | undefined): LabRuntimeId[] {
-  if (value === undefined || value === 'all') return [...LAB_RUNTIME_IDS];
+/** The runtimes a command acts on. */
+export interface RuntimeSelection {
+  ids: LabRuntimeId[];
+  /**
+   * Chosen by default rather than by name: `up` starts these only where their programs
+   * are found (CRI-O is not in Debian), and otherwise says why in one line.
+   */
+  optional: LabRuntimeId[];
+}
+
+/**
+ * `--runtime` values: "all" (default: both containerds, and CRI-O where a `crio` is
+ * found), "1.6", "2", "cri-o" (or "crio"), the ids, or a comma-separated list. A runtime
+ * named is required.
+ */
+export function selectRuntimes(value: string | undefined): RuntimeSelection {
+  if (value === undefined || value === 'all') {
+    return { ids: [...LAB_RUNTIME_IDS], optional: ['cri-o'] };
+  }
   const ids = new Set<LabRuntimeId>();
   for (const part of value.split(',')) {
-    const spec = RUNTIMES.find((s) => s.short === part.trim() || s.id === part.trim());
-    if (spec === undefined) throw new LabError(`Unknown runtime "${part}": use 1.6, 2 or all.`);
+    const wanted = part.trim();
+    const spec = RUNTIMES.find((s) => s.short === wanted || s.id === wanted);
+    if (spec === undefined) {
+      throw new LabError(`Unknown runtime "${part}": use 1.6, 2, cri-o or all.`);
+    }
     ids.add(spec.id);
   }
-  return LAB_RUNTIME_IDS.filter((id) => ids.has(id));
+  return { ids: LAB_RUNTIME_IDS.filter((id) => ids.has(id)), optional: [] };
 }
 
 export function runtimeSpec(id: LabRuntimeId, dir: string = labDir()): RuntimeSpec {
@@ -69,7 +114,7 @@ export function runtimeSpec(id: LabRuntimeId, dir: string = labDir()): RuntimeSp
   return { ...spec, network: networkSpec(id, dir) };
 }
 
-/** Where a runtime's programs are. */
+/** Where a containerd's programs are. */
 export interface RuntimeBinaries {
   containerd: string;
   ctr: string;
@@ -221,9 +266,159 @@ export function renderContainerdConfig(input: ConfigInput): string {
   return input.spec.configVersion === 2 ? configV2(input) : configV3(input);
 }
 
+/** Every file and directory of the lab's CRI-O, all under its runtime dir. */
+export interface CrioFiles {
+  storageConf: string;
+  registriesConf: string;
+  signaturePolicy: string;
+  signaturePolicyDir: string;
+  /** containers/storage graph root and run root (the "root" and "state" of the runtime). */
+  graphRoot: string;
+  runRoot: string;
+  /** version_file, version_file_persist, clean_shutdown_file live here. */
+  stateDir: string;
+  namespacesDir: string;
+  exitsDir: string;
+  /** Short: conmon's attach sockets go in `<dir>/<64-hex id>/attach` (108-byte limit). */
+  attachDir: string;
+  keysDir: string;
+  authDir: string;
+}
+
+export function crioFiles(dirs: RuntimeDirs): CrioFiles {
+  const base = dirs.base;
+  return {
+    storageConf: join(base, 'storage.conf'),
+    registriesConf: join(base, 'registries.conf'),
+    signaturePolicy: join(base, 'policy.json'),
+    signaturePolicyDir: join(base, 'policies'),
+    graphRoot: dirs.root,
+    runRoot: dirs.state,
+    stateDir: join(base, 'crio-state'),
+    namespacesDir: join(base, 'ns'),
+    exitsDir: join(base, 'exits'),
+    attachDir: join(base, 'a'),
+    keysDir: join(base, 'keys'),
+    authDir: join(base, 'auth'),
+  };
+}
+
+/** The storage driver of the lab's CRI-O (and of whatever imports images into it). */
+export const CRIO_STORAGE_DRIVER = 'overlay';
+
+export interface CrioConfigInput {
+  spec: RuntimeSpec;
+  dirs: RuntimeDirs;
+  bins: LabCrioBinaries;
+  /** CRI-O's own default is off; the lab turns it on (a test runs one with it off). */
+  enablePodEvents?: boolean;
+  pauseImage?: string;
+}
+
+/**
+ * crio.conf: every path private to the lab; Debian's runc with conmon as its monitor (CRI-O
+ * defaults to crun, not installed); cgroupfs; a signature policy (so CreateContainer must
+ * name the image the user asked for, as the kubelet and crictl do); the stream server on
+ * 127.0.0.1 with a random port; no seccomp, SELinux, hooks, CDI, NRI, metrics or
+ * irqbalance files, none of which exist or may be touched here.
+ */
+export function renderCrioConfig(input: CrioConfigInput): string {
+  const { dirs, bins, spec } = input;
+  const files = crioFiles(dirs);
+  return [
+    ...HEADER,
+    '[crio]',
+    `root = ${str(files.graphRoot)}`,
+    `runroot = ${str(files.runRoot)}`,
+    `storage_driver = ${str(CRIO_STORAGE_DRIVER)}`,
+    `log_dir = ${str(dirs.podLogDir)}`,
+    `version_file = ${str(join(files.stateDir, 'version'))}`,
+    `version_file_persist = ${str(join(files.stateDir, 'version-persist'))}`,
+    `clean_shutdown_file = ${str(join(files.stateDir, 'clean.shutdown'))}`,
+    '',
+    '[crio.api]',
+    `listen = ${str(dirs.socket)}`,
+    'stream_address = "127.0.0.1"',
+    'stream_port = "0"',
+    '',
+    '[crio.runtime]',
+    'default_runtime = "runc"',
+    'cgroup_manager = "cgroupfs"',
+    'conmon_cgroup = "pod"',
+    'selinux = false',
+    'seccomp_profile = ""',
+    'hooks_dir = []',
+    'cdi_spec_dirs = []',
+    'irqbalance_config_file = ""',
+    'irqbalance_config_restore_file = ""',
+    `pinns_path = ${str(bins.pinns)}`,
+    `namespaces_dir = ${str(files.namespacesDir)}`,
+    `container_exits_dir = ${str(files.exitsDir)}`,
+    `container_attach_socket_dir = ${str(files.attachDir)}`,
+    `decryption_keys_path = ${str(files.keysDir)}`,
+    '# Pods whose PID namespace is per container need no infra container.',
+    'drop_infra_ctr = true',
+    '# Host ports are not used: pods are reached through port-forward only.',
+    'disable_hostport_mapping = true',
+    `enable_pod_events = ${String(input.enablePodEvents ?? true)}`,
+    '',
+    '[crio.runtime.runtimes.runc]',
+    `runtime_path = ${str(bins.runc)}`,
+    'runtime_type = "oci"',
+    `runtime_root = ${str(dirs.runcRoot)}`,
+    `monitor_path = ${str(bins.conmon)}`,
+    '',
+    '[crio.image]',
+    `pause_image = ${str(input.pauseImage ?? LAB_IMAGES.pause)}`,
+    'pause_command = "/pause"',
+    `signature_policy = ${str(files.signaturePolicy)}`,
+    `signature_policy_dir = ${str(files.signaturePolicyDir)}`,
+    `namespaced_auth_dir = ${str(files.authDir)}`,
+    '',
+    '[crio.network]',
+    `network_dir = ${str(dirs.cniConfDir)}`,
+    `plugin_dirs = ${strList([bins.cniBinDir])}`,
+    `# network ${spec.network.name}: bridge ${spec.network.bridge}, ${spec.network.subnet}`,
+    '',
+    '[crio.metrics]',
+    'enable_metrics = false',
+    '',
+    '[crio.nri]',
+    '# NRI would listen on the global /var/run/nri/nri.sock.',
+    'enable_nri = false',
+    '',
+  ].join('\n');
+}
+
+/** containers-storage.conf (CONTAINERS_STORAGE_CONF): overlay in the lab's own dirs. */
+export function renderStorageConf(dirs: RuntimeDirs): string {
+  const files = crioFiles(dirs);
+  return [
+    ...HEADER,
+    '[storage]',
+    `driver = ${str(CRIO_STORAGE_DRIVER)}`,
+    `graphroot = ${str(files.graphRoot)}`,
+    `runroot = ${str(files.runRoot)}`,
+    '',
+  ].join('\n');
+}
+
+/** registries.conf (CONTAINERS_REGISTRIES_CONF): no search registries, nothing is pulled. */
+export function renderRegistriesConf(): string {
+  return [...HEADER, 'unqualified-search-registries = []', ''].join('\n');
+}
+
+/**
+ * The signature policy: accept anything (there is no registry), but its presence makes
+ * CRI-O check each image it creates a container from against what the user asked for.
+ */
+export function renderSignaturePolicy(): string {
+  return `${JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }, null, 2)}\n`;
+}
+
 /**
  * The pod network: a bridge with host-local addresses (kept in our own data dir) and
- * portmap for host ports. containerd adds the loopback plugin for `lo` on its own.
+ * portmap for host ports. containerd and CRI-O bring `lo` up on their own.
  * No masquerading: pods are only reached through the runtime's port-forward and exec.
  */
 export function renderCniConflist(network: NetworkSpec, dirs: RuntimeDirs): string {
@@ -249,7 +444,7 @@ export function renderCniConflist(network: NetworkSpec, dirs: RuntimeDirs): stri
   return `${JSON.stringify(conflist, null, 2)}\n`;
 }
 
-/** The file name containerd will pick (it loads the first conflist in name order). */
+/** The file name the runtime will pick (it loads the first conflist in name order). */
 export function cniConflistName(network: NetworkSpec): string {
   return `10-${network.name}.conflist`;
 }

@@ -102,8 +102,11 @@ export async function exists(path: string): Promise<boolean> {
 }
 
 /** Finds a program on PATH, also looking in the sbin dirs that a non-login PATH may lack. */
-export async function which(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '');
+export async function which(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const dirs = (env.PATH ?? '').split(delimiter).filter((d) => d !== '');
   for (const extra of [
     '/usr/local/sbin',
     '/usr/local/bin',

@@ -1,21 +1,35 @@
 /**
  * Restarting one lab runtime on the same socket, as a crash, an upgrade or a node reboot
- * would: containerd is stopped (SIGKILL by default: like a crash, its shims and containers
- * keep running), then started again with the same config, and lab.json records the new
- * pid. `npm run lab -- restart` and the recovery tests (test/support/lab-runtime.ts) both
+ * would: its daemon (containerd or crio) is stopped (SIGKILL by default: like a crash, its
+ * shims or conmons and the containers keep running), then started again with the same
+ * config, and lab.json records the new pid. `npm run lab -- restart` and the recovery tests (test/support/lab-runtime.ts) both
  * come here.
  */
 import { readFile } from 'node:fs/promises';
 import { CONTAINERD_16, CNI_BIN_DIR, RUNC, ensureContainerd2 } from './apt';
-import { type RuntimeBinaries, runtimeSpec } from './config';
-import { runningPid, startContainerd, stopProcess } from './containerd';
+import { type RuntimeBinaries, daemonName, runtimeSpec } from './config';
+import { startContainerd } from './containerd';
+import { crioBinaries, findCrio, startCrio } from './crio';
+import { runningPid, stopProcess } from './daemon';
 import { LabError, sleep } from './exec';
 import { progress } from './log';
 import { acquireLock, cacheDir, isAlive, readLabFile, runtimeDirs, writeLabFile } from './state';
 import type { LabRuntimeId } from './types';
 
+export type ContainerdRuntimeId = Exclude<LabRuntimeId, 'cri-o'>;
+
+/** Starts the runtime's daemon with the lab's config again; its pid once its CRI is ready. */
+async function startDaemonAgain(id: LabRuntimeId): Promise<number> {
+  const spec = runtimeSpec(id);
+  const dirs = runtimeDirs(id);
+  if (id !== 'cri-o') return startContainerd(spec, dirs, await runtimeBinaries(id));
+  const lookup = await findCrio();
+  if (!lookup.found) throw new LabError(`cri-o: ${lookup.reason}.`);
+  return startCrio({ spec, dirs, bins: crioBinaries(lookup.programs, RUNC, CNI_BIN_DIR) });
+}
+
 /** The programs a lab runtime runs: Debian 12's containerd 1.6, or the cached 2.x. */
-export async function runtimeBinaries(id: LabRuntimeId): Promise<RuntimeBinaries> {
+export async function runtimeBinaries(id: ContainerdRuntimeId): Promise<RuntimeBinaries> {
   if (id === 'containerd-1.6') return { ...CONTAINERD_16, runc: RUNC, cniBinDir: CNI_BIN_DIR };
   const c2 = await ensureContainerd2(cacheDir());
   return {
@@ -77,7 +91,7 @@ async function locked<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Stops the runtime's containerd and waits until it is gone. SIGKILL leaves the socket
+ * Stops the runtime's daemon and waits until it is gone. SIGKILL leaves the socket
  * file behind (nothing answers on it), as after a crash; SIGTERM lets containerd remove it.
  */
 export function stopLabRuntime(
@@ -88,10 +102,10 @@ export function stopLabRuntime(
     const dirs = runtimeDirs(id);
     const pid = await runningPid(dirs);
     if (pid === undefined) throw new LabError(`${id} is not running: start the lab first.`);
-    progress(`${id}: stopping containerd (pid ${pid}) with ${signal}`);
+    progress(`${id}: stopping ${daemonName(runtimeSpec(id))} (pid ${pid}) with ${signal}`);
     const signalledAt = Date.now();
     if (signal === 'SIGTERM') {
-      await stopProcess(`${id} containerd`, pid);
+      await stopProcess(`${id} ${daemonName(runtimeSpec(id))}`, pid);
     } else {
       process.kill(pid, 'SIGKILL');
       while (!(await isGone(pid))) await sleep(10);
@@ -101,7 +115,7 @@ export function stopLabRuntime(
 }
 
 /**
- * Starts the runtime's containerd again with its config, on its socket, waits until its CRI
+ * Starts the runtime's daemon again with its config, on its socket, waits until its CRI
  * is ready, and records the new pid in lab.json. The images and pods it had are still
  * there (they live in its root and in the shims).
  */
@@ -116,9 +130,8 @@ export function startLabRuntime(id: LabRuntimeId): Promise<StartedRuntime> {
     if (info === undefined || known === undefined) {
       throw new LabError(`${id} is not part of the lab: run \`npm run lab -- up\` first.`);
     }
-    const bins = await runtimeBinaries(id);
     const startedAt = Date.now();
-    const pid = await startContainerd(runtimeSpec(id), dirs, bins);
+    const pid = await startDaemonAgain(id);
     const readyAt = Date.now();
     // Re-read: another runtime's entry may have changed while this one started.
     const latest = (await readLabFile()) ?? info;

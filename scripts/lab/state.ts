@@ -42,19 +42,21 @@ const MAX_SOCKET_PATH = 100;
 
 export function runtimeDirs(id: LabRuntimeId, dir = labDir()): RuntimeDirs {
   const base = join(dir, id);
+  const crio = id === 'cri-o';
+  const daemon = crio ? 'crio' : 'containerd';
   const dirs: RuntimeDirs = {
     base,
-    root: join(base, 'root'),
-    state: join(base, 'state'),
-    socket: join(base, 'containerd.sock'),
-    configFile: join(base, 'config.toml'),
+    root: join(base, crio ? 'storage' : 'root'),
+    state: join(base, crio ? 'storage-run' : 'state'),
+    socket: join(base, `${daemon}.sock`),
+    configFile: join(base, crio ? 'crio.conf' : 'config.toml'),
     cniConfDir: join(base, 'cni', 'net.d'),
     cniDataDir: join(base, 'cni', 'ipam'),
     logDir: join(base, 'logs'),
-    logFile: join(base, 'logs', 'containerd.log'),
+    logFile: join(base, 'logs', `${daemon}.log`),
     podLogDir: join(base, 'pods'),
     runcRoot: join(base, 'runc'),
-    pidFile: join(base, 'containerd.pid'),
+    pidFile: join(base, `${daemon}.pid`),
   };
   if (Buffer.byteLength(`${dirs.socket}.ttrpc`) > MAX_SOCKET_PATH) {
     throw new LabError(
@@ -63,6 +65,22 @@ export function runtimeDirs(id: LabRuntimeId, dir = labDir()): RuntimeDirs {
     );
   }
   return dirs;
+}
+
+/** The directories every runtime's daemon needs to exist before it starts. */
+export async function makeRuntimeDirs(dirs: RuntimeDirs, ...more: string[]): Promise<void> {
+  for (const dir of [
+    dirs.root,
+    dirs.state,
+    dirs.cniConfDir,
+    dirs.cniDataDir,
+    dirs.logDir,
+    dirs.podLogDir,
+    dirs.runcRoot,
+    ...more,
+  ]) {
+    await mkdir(dir, { recursive: true });
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -95,6 +113,18 @@ export async function writeLabFile(info: LabInfo, dir = labDir()): Promise<void>
   const temp = `${target}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(info, null, 2)}\n`);
   await rename(temp, target);
+}
+
+/**
+ * Writes a config file only when its text changed, atomically: the runtimes watch their
+ * CNI config dir and would read a half-written file. True when it changed.
+ */
+export async function writeIfChanged(path: string, text: string): Promise<boolean> {
+  if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return false;
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, path);
+  return true;
 }
 
 export async function removeLabFile(dir = labDir()): Promise<void> {

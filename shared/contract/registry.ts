@@ -29,7 +29,7 @@ export const serviceMethods = {
   lifecycle: {
     stopContainer: 3,
     removeContainer: 2,
-    stopPod: 2,
+    stopPod: 3,
     removePod: 2,
     removeImage: 2,
     pullImage: 3,

@@ -100,7 +100,11 @@ export interface SpecValidation {
 export interface LifecycleService {
   stopContainer(nodeId: string, containerId: string, gracePeriodSeconds: number): Promise<void>;
   removeContainer(nodeId: string, containerId: string): Promise<void>;
-  stopPod(nodeId: string, podSandboxId: string): Promise<void>;
+  /**
+   * Stops the pod's running containers, each with the grace period (SIGTERM, then SIGKILL
+   * when it runs out), then the pod sandbox itself.
+   */
+  stopPod(nodeId: string, podSandboxId: string, gracePeriodSeconds: number): Promise<void>;
   removePod(nodeId: string, podSandboxId: string): Promise<void>;
   removeImage(nodeId: string, imageRef: string): Promise<void>;
   pullImage(

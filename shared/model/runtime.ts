@@ -45,7 +45,12 @@ export const capabilityNames = [
 
 export type CapabilityName = (typeof capabilityNames)[number];
 
-export type CapabilityState = 'supported' | 'unsupported' | 'unknown';
+/**
+ * `disabled`: the runtime has the method but it is switched off in its configuration
+ * (CRI-O's GetContainerEvents with `enable_pod_events = false` ends at once, with OK and
+ * no events).
+ */
+export type CapabilityState = 'supported' | 'unsupported' | 'disabled' | 'unknown';
 
 export type Capabilities = Readonly<Record<CapabilityName, CapabilityState>>;
 

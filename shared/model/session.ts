@@ -52,6 +52,11 @@ export interface SessionSnapshot {
   readonly state: SessionStateName;
   /** One sentence: why the session is in its state (how it ended, what it waits for). */
   readonly stateReason?: string;
+  /**
+   * One sentence on what the session can't do although it asked for it, because of the
+   * transport the user forced (WebSocket v4 can't end piped stdin; SPDY would).
+   */
+  readonly limitation?: string;
   readonly startedAt: EpochMillis;
   readonly endedAt?: EpochMillis;
   readonly lastActivityAt: EpochMillis;

@@ -57,6 +57,12 @@ export interface PodUsage {
   readonly cpuPercent?: number;
   readonly memoryWorkingSetBytes?: number;
   readonly memoryUsageBytes?: number;
+  /**
+   * `containers`: the runtime reported no usage for the pod itself (CRI-O under cgroupfs),
+   * so these figures are the sum of its containers' (without the pod's own processes).
+   * Absent: the runtime's own figures for the pod.
+   */
+  readonly source?: 'containers';
 }
 
 /** A ready pod whose own stats the runtime can't read, and why. */

@@ -19,8 +19,10 @@ import {
   busyboxContainerConfig,
   LAB_IMAGES,
   labRuntimes,
+  uiRuntime,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 import { AppPage } from './pages/app-page';
 import { ConfirmDialog, RunSpecDialog } from './pages/dialogs';
@@ -39,9 +41,11 @@ const stopPod = `e2e-${runId}-stop`;
 const secondaryName = 'lab containerd 1.6';
 
 const runtimes = labRuntimes();
-// The newest runtime first: it has container events, so changes show without polling.
-const primary = runtimes[runtimes.length - 1] as LabRuntime;
-const secondary = runtimes.length > 1 ? runtimes[0] : undefined;
+// containerd 2.x first (see uiRuntime): it has container events, so changes show without polling.
+const primary = uiRuntime();
+const secondary = runtimes.find(
+  (runtime) => runtime.id === 'containerd-1.6' && runtime !== primary,
+);
 
 interface Created {
   readonly podId: string;
@@ -59,7 +63,8 @@ async function createPod(
   const podId = await client.runPod(config);
   const containerIds: Record<string, string> = {};
   for (const container of containers) {
-    const id = await client.createContainer(
+    const id = await createLabContainer(
+      client,
       podId,
       busyboxContainerConfig(container, ['sleep', '3600'], { labels: { ...runLabel, ...labels } }),
       config,

@@ -23,8 +23,10 @@ import type { SessionSnapshot } from '../../shared/model';
 import {
   busyboxContainerConfig,
   labRuntimes,
+  uiRuntime,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 import { percentile } from '../../scripts/bench/stats';
 import { AppPage, PalettePage } from './pages/app-page';
@@ -41,8 +43,10 @@ const podName = `e2e-${runId}-term`;
 const oldPodName = `e2e-${runId}-term16`;
 
 const runtimes = labRuntimes();
-const primary = runtimes[runtimes.length - 1] as LabRuntime;
-const secondary = runtimes.length > 1 ? runtimes[0] : undefined;
+const primary = uiRuntime();
+const secondary = runtimes.find(
+  (runtime) => runtime.id === 'containerd-1.6' && runtime !== primary,
+);
 
 const floodBytes = 50 * 1024 * 1024;
 /** Set by the test once it has measured and the flood printed at least floodBytes. */
@@ -90,7 +94,8 @@ async function createPod(
     const config = podSandboxConfig(name, { runtime, labels: runLabel });
     const podId = await client.runPod(config);
     for (const spec of specs) {
-      const id = await client.createContainer(
+      const id = await createLabContainer(
+        client,
         podId,
         busyboxContainerConfig(spec.name, [...spec.command], {
           labels: runLabel,

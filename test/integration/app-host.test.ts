@@ -4,6 +4,7 @@
  * browser-side RPC client lists the lab's runtime, connects it, and watches its resources
  * change as pods come and go — by runtime events on 2.x, by polling on 1.6.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,9 @@ import {
   podSandboxConfig,
   TEST_LABEL,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
+import { runtimeFacts } from '../support/runtime-facts';
 
 function status(host: Host, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -94,7 +97,7 @@ class Recorder {
 describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
   '%s',
   (_id, runtime: LabRuntime) => {
-    const isV2 = runtime.id === 'containerd-2';
+    const { containerEvents } = runtimeFacts(runtime);
     const nodeId = `local:${runtime.endpoint}`;
     let dir: string;
     let core: Core;
@@ -158,10 +161,12 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         nodeId,
         state: 'connected',
         origin: 'discovered',
-        updates: isV2 ? 'events' : 'polling',
-        runtime: { runtimeName: 'containerd' },
+        updates: containerEvents ? 'events' : 'polling',
+        runtime: { runtimeName: runtime.kind },
       });
-      expect(connected.capabilities?.containerEvents).toBe(isV2 ? 'supported' : 'unsupported');
+      expect(connected.capabilities?.containerEvents).toBe(
+        containerEvents ? 'supported' : 'unsupported',
+      );
     });
 
     it('streams a reset, then a delta for a pod created outside Porthole and its removal', async () => {
@@ -183,7 +188,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           labels: { [TEST_LABEL]: 'app-host' },
         });
         const podId = await cri.runPod(config);
-        const containerId = await cri.createContainer(
+        const containerId = await createLabContainer(
+          cri,
           podId,
           busyboxContainerConfig('sleeper', ['sleep', '3600']),
           config,
@@ -211,7 +217,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       }
     });
 
-    it('runs a pod from a YAML spec, validates bad ones, and removes it through the RPC', async () => {
+    it('runs a pod from a YAML spec (creating its log directory), validates bad ones, stops it with a grace that a SIGTERM-ignoring PID 1 waits out, and removes it', async () => {
       await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe('resources', { nodeId }, recorder.push);
@@ -244,7 +250,16 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         // Porthole's own changes are pushed at once, not at the next poll.
         await recorder.next((d) => d.pods.upserted.some((p) => p.id === result.podSandboxId));
 
-        await client.services.lifecycle.stopPod(nodeId, result.podSandboxId);
+        // The log directory (web/) was made by Porthole: CRI-O refuses to create it.
+        expect(existsSync(join(pod.logDirectory, 'web'))).toBe(true);
+
+        // `sleep` as PID 1 ignores SIGTERM: every runtime waits out the grace chosen.
+        const grace = 2;
+        const started = performance.now();
+        await client.services.lifecycle.stopPod(nodeId, result.podSandboxId, grace);
+        const seconds = (performance.now() - started) / 1000;
+        expect(seconds).toBeGreaterThanOrEqual(grace - 0.25);
+        expect(seconds).toBeLessThan(grace + 8);
         await client.services.lifecycle.removePod(nodeId, result.podSandboxId);
         await recorder.next((d) => d.pods.removed.includes(result.podSandboxId));
       } finally {

@@ -6,7 +6,15 @@
  * `nodes.answerPrompt`), as the UI does; the node then lists the runtime's pods through
  * the SSH bridge, and disconnecting closes the SSH connection and its bridge.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +24,8 @@ import { fingerprintSha256 } from '../../electron/core/ssh';
 import type { AppError } from '../../shared/errors';
 import type { NodeStatus, PendingPrompt, ResourceDelta, SshNodeProfile } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
-import { labRuntimes, podSandboxConfig, TEST_LABEL } from '../support/lab';
+import { stringify } from 'yaml';
+import { busyboxContainerConfig, labRuntimes, podSandboxConfig, TEST_LABEL } from '../support/lab';
 import { Sshd, generateKey, type KeyPair } from '../support/sshd';
 
 const runtime = labRuntimes()[0]!;
@@ -197,7 +206,7 @@ describe('an SSH node in the app', () => {
       nodeId: profile.id,
       kind: 'ssh',
       state: 'connected',
-      runtime: { runtimeName: 'containerd' },
+      runtime: { runtimeName: runtime.kind },
       ssh: { state: 'connected' },
       runtimeEndpoint: `unix://${runtime.socketPath}`,
     });
@@ -232,6 +241,41 @@ describe('an SSH node in the app', () => {
       subscription.dispose();
       await cri.stopPod(podId);
       await cri.removePod(podId);
+    }
+  });
+
+  it('runs a pod from a spec over SSH, its log directory made on the node through SFTP', async () => {
+    // CRI-O where the lab has it: it fails CreateContainer when that directory is missing.
+    const target = labRuntimes().find((candidate) => candidate.kind === 'cri-o') ?? runtime;
+    const profile = await labNode();
+    knowHostKey(true);
+    const viaCrio = await client.services.nodes.saveProfile({
+      ...profile,
+      id: undefined,
+      name: `lab-node ${target.id}`,
+      runtimeEndpoint: target.endpoint,
+    });
+    const pod = podSandboxConfig('app-ssh-spec', {
+      runtime: target,
+      labels: { [TEST_LABEL]: 'app-ssh' },
+    });
+    try {
+      // The host key is known: no question.
+      expect(await client.services.nodes.connect(viaCrio.id)).toMatchObject({
+        state: 'connected',
+        runtime: { runtimeName: target.kind },
+      });
+      const spec = stringify({
+        pod,
+        containers: [busyboxContainerConfig('web', ['sleep', '3600'])],
+      });
+      const result = await client.services.lifecycle.runFromSpec(viaCrio.id, spec);
+      expect(result.containerIds).toHaveLength(1);
+      expect(statSync(join(pod.logDirectory, 'web')).isDirectory()).toBe(true);
+      await client.services.lifecycle.removePod(viaCrio.id, result.podSandboxId);
+    } finally {
+      await client.services.nodes.removeProfile(viaCrio.id);
+      rmSync(pod.logDirectory, { recursive: true, force: true });
     }
   });
 
@@ -273,7 +317,7 @@ describe('an SSH node in the app', () => {
     await expect(connecting).resolves.toMatchObject({
       state: 'connected',
       ssh: { state: 'connected' },
-      runtime: { runtimeName: 'containerd' },
+      runtime: { runtimeName: runtime.kind },
     });
     await noOpenPrompts();
     // No prompt ever carried a passphrase.

@@ -1,6 +1,7 @@
 /**
- * The CRI client against real containerd (1.6 and 2.x, from the lab): every call the app
- * relies on, the full pod/container lifecycle, and the ways it fails.
+ * The CRI client against the lab's real runtimes (containerd 1.6 and 2.x, CRI-O): every
+ * call the app relies on, the full pod/container lifecycle, and the ways it fails. Where
+ * the runtimes differ, each test states what its runtime does (runtime-facts.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../electron/core/cri';
@@ -13,8 +14,10 @@ import {
   podSandboxConfig,
   type LabPodSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 import { importThrowawayImage } from '../support/images';
+import { runtimeFacts } from '../support/runtime-facts';
 import { rejection } from '../support/errors';
 
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
@@ -22,7 +25,7 @@ const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
   '%s',
   (_id, runtime: LabRuntime) => {
-    const isV2 = runtime.id === 'containerd-2';
+    const facts = runtimeFacts(runtime);
     let client: CriClient;
 
     beforeAll(() => {
@@ -34,7 +37,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       it('reports its version', async () => {
         const version = await client.version();
         expect(version).toEqual({
-          runtimeName: 'containerd',
+          runtimeName: runtime.kind,
           runtimeVersion: expect.stringContaining(runtime.version) as string,
           runtimeApiVersion: 'v1',
           apiVersion: expect.any(String) as string,
@@ -48,11 +51,15 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it('says which image its sandboxes run from, and its cgroup driver', async () => {
-        // 1.6 says so in its status; 2.x pins the image instead.
-        expect((await client.runtimeInfo()).sandboxImage).toBe(isV2 ? undefined : LAB_IMAGES.pause);
+        // 1.6 and CRI-O say so in their status; 2.x pins the image instead. 2.x and CRI-O
+        // answer RuntimeConfig, which 1.6 doesn't know.
+        const is16 = runtime.id === 'containerd-1.6';
+        expect((await client.runtimeInfo()).sandboxImage).toBe(
+          runtime.id === 'containerd-2' ? undefined : LAB_IMAGES.pause,
+        );
         expect(await client.cgroupDriver()).toEqual({
           driver: 'cgroupfs',
-          from: isV2 ? 'RuntimeConfig' : 'runtime status',
+          from: is16 ? 'runtime status' : 'RuntimeConfig',
         });
       });
 
@@ -62,10 +69,13 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it(
-        isV2 ? 'answers RuntimeConfig with its cgroup driver' : 'marks RuntimeConfig unsupported',
+        facts.runtimeConfig
+          ? 'answers RuntimeConfig with its cgroup driver'
+          : 'marks RuntimeConfig unsupported',
         async () => {
-          if (isV2) {
-            expect((await client.runtimeConfig()).cgroupDriver).toMatch(/^(cgroupfs|systemd)$/);
+          if (facts.runtimeConfig) {
+            // The lab runs every runtime with cgroupfs.
+            expect((await client.runtimeConfig()).cgroupDriver).toBe('cgroupfs');
             expect(client.capabilities.get('runtimeConfig')).toBe('supported');
           } else {
             expect((await rejection(client.runtimeConfig())).code).toBe('unimplemented');
@@ -76,8 +86,12 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
 
       it('probes its capabilities without failing', async () => {
         const capabilities = await client.probeCapabilities();
-        expect(capabilities.containerEvents).toBe(isV2 ? 'supported' : 'unsupported');
-        expect(capabilities.runtimeConfig).toBe(isV2 ? 'supported' : 'unsupported');
+        const supported = (yes: boolean) => (yes ? 'supported' : 'unsupported');
+        expect(capabilities.containerEvents).toBe(supported(facts.containerEvents));
+        expect(capabilities.runtimeConfig).toBe(supported(facts.runtimeConfig));
+        expect(capabilities.metricDescriptors).toBe(supported(facts.podMetrics));
+        expect(capabilities.podSandboxMetrics).toBe(supported(facts.podMetrics));
+        expect(capabilities.podSandboxStats).toBe('supported');
         expect(capabilities.containerStats).toBe('supported');
         expect(capabilities.imageFsInfo).toBe('supported');
       });
@@ -97,7 +111,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       /** `sleep 3600` running in the suite's pod, started by the first test that needs it. */
       const sleeper = (): Promise<string> =>
         (sleeperStart ??= (async () => {
-          const id = await client.createContainer(
+          const id = await createLabContainer(
+            client,
             await pod(),
             busyboxContainerConfig('sleeper', ['sleep', '3600'], { labels }),
             podConfig,
@@ -108,7 +123,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
 
       /** A container of its own in the suite's pod, for a test that changes it. */
       const ownContainer = async (name: string): Promise<string> =>
-        client.createContainer(
+        createLabContainer(
+          client,
           await pod(),
           busyboxContainerConfig(name, ['sleep', '3600'], { labels: ownLabels }),
           podConfig,
@@ -276,7 +292,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         const busybox = images.find((image) =>
           image.repoTags.includes('localhost/porthole/busybox:latest'),
         );
-        expect(busybox?.id).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(busybox?.id).toMatch(facts.imageId);
         expect(busybox?.sizeBytes).toBeGreaterThan(100_000);
       });
 
@@ -313,7 +329,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
 
     describe('container events', () => {
       it(
-        isV2
+        facts.containerEvents
           ? 'streams lifecycle events'
           : 'reports events as unimplemented, without failing the client',
         async () => {
@@ -329,7 +345,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           const config = podSandboxConfig('events', { runtime });
           const podId = await client.runPod(config);
           try {
-            const containerId = await client.createContainer(
+            const containerId = await createLabContainer(
+              client,
               podId,
               busyboxContainerConfig('ev', ['sleep', '60']),
               config,
@@ -340,7 +357,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
                 failure !== undefined ||
                 events.some((e) => e.containerId === containerId && e.type === 'started'),
             );
-            if (isV2) {
+            if (facts.containerEvents) {
               expect(failure).toBeUndefined();
               const mine = events.filter((e) => e.containerId === containerId).map((e) => e.type);
               expect(mine).toEqual(expect.arrayContaining(['created', 'started']));
@@ -378,7 +395,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           const noMetadata = await rejection(
             client.createContainer(podId, withoutMetadata, config),
           );
-          expect(noMetadata.message).toBe('Container config must include metadata.');
+          expect(noMetadata.message).toBe(facts.noMetadataMessage);
           const missingImage = await rejection(
             client.createContainer(
               podId,
@@ -386,8 +403,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
               config,
             ),
           );
-          expect(missingImage.code).toBe('not-found');
-          expect(missingImage.message).toContain('localhost/porthole/absent:1');
+          expect(missingImage.code).toBe(facts.missingImage.code);
+          expect(missingImage.message).toMatch(facts.missingImage.message);
         } finally {
           await client.stopPod(podId);
           await client.removePod(podId);

@@ -160,7 +160,7 @@ describe('discovery', () => {
     expect(fromEnv).toMatchObject({
       source: 'environment',
       endpoint: first.endpoint,
-      probe: { state: 'ready', info: { runtimeName: 'containerd' } },
+      probe: { state: 'ready', info: { runtimeName: first.kind } },
     });
     if (second !== undefined) {
       expect(fromCrictl).toMatchObject({

@@ -23,7 +23,9 @@ import {
   podSandboxConfig,
   type LabPodSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
+import { asTerminalShowsIt } from '../support/runtime-facts';
 import { rejection } from '../support/errors';
 
 const MiB = 1024 * 1024;
@@ -48,7 +50,7 @@ function collect(readable: Readable | undefined): {
   });
   done.catch(() => undefined);
   const bytes = (): Buffer => Buffer.concat(chunks);
-  return { text: () => bytes().toString('utf8'), bytes, done };
+  return { text: () => asTerminalShowsIt(bytes().toString('utf8')), bytes, done };
 }
 
 /** A streaming sha256 and byte count, without keeping the data. */
@@ -77,7 +79,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     const open: RemoteCommandSession[] = [];
 
     const start = async (name: string, command: string[], tty = false): Promise<string> => {
-      const id = await cri.createContainer(
+      const id = await createLabContainer(
+        cri,
         podId,
         busyboxContainerConfig(name, command, { labels, tty, stdin: tty }),
         pod,
@@ -196,6 +199,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           const input = randomBytes(2 * MiB);
           const session = await run(['cat'], { stdin: true });
           expect(session.capabilities.closeStdin).toBe(false);
+          // Forced, not chosen by auto: the session says what it can't do.
+          expect(session.limitation).toMatch(/^WebSocket was chosen by hand: .*cannot end stdin/);
           const output = collect(session.stdout);
           session.stdin!.write(input);
           await expect

@@ -25,6 +25,7 @@ import {
   labRuntimes,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 
 const suffix = randomBytes(3).toString('hex');
@@ -162,7 +163,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       cri = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
       const config = podSandboxConfig(podName, { runtime, labels: { [TEST_LABEL]: 'forwards' } });
       const podId = await cri.runPod(config);
-      const containerId = await cri.createContainer(
+      const containerId = await createLabContainer(
+        cri,
         podId,
         busyboxContainerConfig('web', ['sh', '-c', WEB_SCRIPT]),
         config,

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { readLab } from '../support/lab';
+import { labCoverage } from '../support/summary-reporter';
 import { ensureTestPackages } from '../support/system-packages';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -26,11 +27,14 @@ function lab(command: 'up' | 'down'): Promise<void> {
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   await ensureTestPackages();
+  let started = false;
   try {
     readLab();
-    return undefined;
   } catch {
     await lab('up');
-    return () => lab('down');
+    started = true;
   }
+  // Said at the start too: a runtime the suites leave out is never a silent pass.
+  for (const line of labCoverage()) process.stdout.write(`${line}\n`);
+  return started ? () => lab('down') : undefined;
 }

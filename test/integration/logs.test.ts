@@ -24,6 +24,7 @@ import {
   podSandboxConfig,
   type LabPodSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 import { generateKey, Sshd } from '../support/sshd';
 
@@ -116,7 +117,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     };
 
     const start = async (name: string, script: string, attempt = 0): Promise<string> => {
-      const id = await cri.createContainer(
+      const id = await createLabContainer(
+        cri,
         podId,
         busyboxContainerConfig(name, ['sh', '-c', script], { labels, attempt }),
         pod,
@@ -460,7 +462,8 @@ describe('over SSH', () => {
     cri = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 20_000 });
     pod = podSandboxConfig('logs-ssh', { runtime, labels });
     podId = await cri.runPod(pod);
-    containerId = await cri.createContainer(
+    containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig(
         'ticker',

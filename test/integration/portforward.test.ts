@@ -35,6 +35,7 @@ import {
   labRuntimes,
   podSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
 
 const BIG = 100 * 1024 * 1024;
@@ -106,7 +107,8 @@ async function startPod(
   const config = podSandboxConfig(name, { runtime });
   const podId = await client.runPod(config);
   try {
-    const containerId = await client.createContainer(
+    const containerId = await createLabContainer(
+      client,
       podId,
       busyboxContainerConfig('web', ['sh', '-c', script]),
       config,

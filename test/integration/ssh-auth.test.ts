@@ -538,7 +538,7 @@ describe('ProxyJump', () => {
     try {
       // Only the jump host was unknown, and it was asked about under its own address.
       expect(viaJump.prompts.map((p) => p.port)).toEqual([jump.port]);
-      expect((await cri.version()).runtimeName).toBe('containerd');
+      expect((await cri.version()).runtimeName).toBe(runtime.kind);
       // Both servers saw a login: the jump host's, then the node's through its forwarding.
       expect(logSince(jump, jumpMark)).toMatch(/Accepted publickey for root/);
       expect(logSince(node, nodeMark)).toMatch(/Accepted publickey for root/);
@@ -556,7 +556,7 @@ describe('ProxyJump', () => {
     const cri = CriClient.create({ endpoint: connection.endpoint });
     try {
       expect(viaTwo.prompts).toEqual([]);
-      expect((await cri.version()).runtimeName).toBe('containerd');
+      expect((await cri.version()).runtimeName).toBe(runtime.kind);
       expect(logSince(jump, jumpMark).match(/Accepted publickey for root/g)).toHaveLength(2);
     } finally {
       cri.dispose();
@@ -697,7 +697,7 @@ describe('the runtime socket on the node', () => {
           expect(ready).toMatchObject({ endpoint: candidate.endpoint, runtime: candidate.runtime });
         }
         const cri = CriClient.create({ endpoint: connection.endpoint });
-        expect((await cri.version()).runtimeName).toBe('containerd');
+        expect((await cri.version()).runtimeName).toBe(runtime.kind);
         cri.dispose();
       } finally {
         connection.dispose();

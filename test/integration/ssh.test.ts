@@ -33,6 +33,7 @@ import {
   busyboxContainerConfig,
   labRuntimes,
   podSandboxConfig,
+  createLabContainer,
 } from '../support/lab';
 import { Sshd, generateKey, type KeyPair } from '../support/sshd';
 import { rejection } from '../support/errors';
@@ -161,7 +162,8 @@ describe('a node over SSH', () => {
     const config = podSandboxConfig(`${name}-${suffix}`, { runtime });
     const podId = await cri.runPod(config);
     pods.push(podId);
-    const containerId = await cri.createContainer(
+    const containerId = await createLabContainer(
+      cri,
       podId,
       busyboxContainerConfig('main', ['sh', '-c', script]),
       config,
@@ -181,7 +183,7 @@ describe('a node over SSH', () => {
     const { podId } = await startPod('ssh-list', 'sleep 3600');
     const listed = await cri.listPods({ labels: { 'porthole.test': 'true' } });
     expect(listed.map((pod) => pod.id)).toContain(podId);
-    expect((await cri.version()).runtimeName).toBe('containerd');
+    expect((await cri.version()).runtimeName).toBe(runtime.kind);
   });
 
   describe('streams through the SSH dialer', () => {
@@ -246,7 +248,8 @@ describe('a node over SSH', () => {
         const config = podSandboxConfig(name, { runtime });
         const podId = await cri.runPod(config);
         pods.push(podId);
-        const web = await cri.createContainer(
+        const web = await createLabContainer(
+          cri,
           podId,
           busyboxContainerConfig('web', [
             'sh',
@@ -393,6 +396,22 @@ describe('a node over SSH', () => {
       expect(missing).toMatchObject({
         code: 'not-found',
         message: `There is no file ${join(dir, 'nope.log')} on node-1.`,
+      });
+    });
+
+    it('makes directories on the node like mkdir -p, and says why it cannot', async () => {
+      const deep = join(dir, 'logs', 'ns_pod_uid', 'web');
+      await connection.makeRemoteDirectory(deep);
+      expect(statSync(deep).isDirectory()).toBe(true);
+      // Again, and a parent of it: nothing to do, no error.
+      await connection.makeRemoteDirectory(deep);
+      await connection.makeRemoteDirectory(join(dir, 'logs'));
+      writeFileSync(join(dir, 'a-file'), '');
+      await expect(
+        connection.makeRemoteDirectory(join(dir, 'a-file', 'web')),
+      ).rejects.toMatchObject({
+        code: 'failed-precondition',
+        message: `${join(dir, 'a-file')} on node-1 exists and is not a directory.`,
       });
     });
   });

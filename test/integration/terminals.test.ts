@@ -24,7 +24,9 @@ import {
   podSandboxConfig,
   type LabPodSandboxConfig,
   type LabRuntime,
+  createLabContainer,
 } from '../support/lab';
+import { asTerminalShowsIt, runtimeFacts } from '../support/runtime-facts';
 
 type ExitEvent = Extract<TerminalEvent, { type: 'exit' }>;
 
@@ -66,9 +68,11 @@ class Pane implements Disposable {
   }
 
   text(stream?: 'stdout' | 'stderr'): string {
-    return Buffer.concat(
-      this.chunks.filter((c) => stream === undefined || c.stream === stream).map((c) => c.data),
-    ).toString('utf8');
+    return asTerminalShowsIt(
+      Buffer.concat(
+        this.chunks.filter((c) => stream === undefined || c.stream === stream).map((c) => c.data),
+      ).toString('utf8'),
+    );
   }
 
   write(data: string): Promise<void> {
@@ -139,6 +143,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     let ttyShell = '';
     let chatter = '';
     let noShell = '';
+    let reader = '';
     const panes: Pane[] = [];
 
     const start = async (
@@ -146,7 +151,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       command: string[],
       options: { tty?: boolean; stdin?: boolean; image?: string } = {},
     ): Promise<string> => {
-      const id = await cri.createContainer(
+      const id = await createLabContainer(
+        cri,
         podId,
         busyboxContainerConfig(name, command, { labels, ...options }),
         pod,
@@ -223,6 +229,13 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         'i=0; while true; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); sleep 0.2; done',
       ]);
       noShell = await start('no-shell', [], { image: LAB_IMAGES.pause });
+      reader = await start(
+        'reader',
+        ['sh', '-c', 'while read -r line; do echo "got $line"; done'],
+        {
+          stdin: true,
+        },
+      );
       // Flood material: `yes` writes a line per syscall, which a PTY passes slowly;
       // `cat` of a file writes in blocks, as a real flood (a log, a build) does.
       await cri.execSync(sleeper, [
@@ -275,6 +288,23 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         await client.services.terminals.close(pane.info.terminalId);
         expect((await pane.waitForExit()).reason).toBe('The terminal was closed.');
       });
+    });
+
+    it('says in the monitor why a forced WebSocket cannot end piped stdin, and not for SPDY', async () => {
+      const limitationOf = async (transport: 'spdy' | 'websocket'): Promise<string | undefined> => {
+        const pane = await open({ kind: 'attach', containerId: reader, transport });
+        expect(pane.info).toMatchObject({ tty: false, stdin: true, transport });
+        await pane.write('ping\n');
+        await pane.waitFor(/got ping/);
+        const session = core.sessions.list().find((s) => s.id === pane.info.sessionId);
+        await client.services.terminals.close(pane.info.terminalId);
+        return session?.limitation;
+      };
+      // v4 is the newest WebSocket protocol the runtimes speak, and it has no half-close.
+      expect(await limitationOf('websocket')).toMatch(
+        /^WebSocket was chosen by hand: v4\.channel\.k8s\.io over WebSocket cannot end stdin, which piped input needs \(auto would take SPDY\)\.$/,
+      );
+      expect(await limitationOf('spdy')).toBeUndefined();
     });
 
     it('interrupts `sleep 100` with Ctrl-C promptly', async () => {
@@ -442,15 +472,29 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(session).toMatchObject({ state: 'ended', stateReason: exit.reason });
     });
 
-    it('says so when the command does not exist', async () => {
-      const pane = await open({ command: ['no-such-program'] });
-      const exit = await pane.waitForExit();
-      expect(exit).toMatchObject({
-        reason: 'no-such-program was not found in the container.',
-        error: { code: 'not-found' },
-      });
-      expect(exit.error?.detail).toMatch(/executable file not found/);
-    });
+    const missingExit = runtimeFacts(runtime).missingProgramExitCode;
+    it(
+      missingExit === undefined
+        ? 'says so when the command does not exist'
+        : `ends with exit code ${missingExit} when the command does not exist (the runtime says no more on a terminal)`,
+      async () => {
+        const pane = await open({ command: ['no-such-program'] });
+        const exit = await pane.waitForExit();
+        if (missingExit !== undefined) {
+          // runc's "executable file not found" goes to a stderr that a terminal doesn't have.
+          expect(exit).toMatchObject({
+            exitCode: missingExit,
+            reason: `Exited with code ${missingExit}.`,
+          });
+          return;
+        }
+        expect(exit).toMatchObject({
+          reason: 'no-such-program was not found in the container.',
+          error: { code: 'not-found' },
+        });
+        expect(exit.error?.detail).toMatch(/executable file not found/);
+      },
+    );
 
     it('refuses unknown and stopped containers clearly', async () => {
       const unknown = await rejection(open({ containerId: 'f'.repeat(64) }));

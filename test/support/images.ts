@@ -8,13 +8,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CriClient } from '../../electron/core/cri';
-import { run } from '../../scripts/lab/exec';
+import { importArchive } from '../../scripts/lab/import';
 import { DEFAULT_PATH, buildOciArchive } from '../../scripts/lab/oci';
 import type { LabRuntime } from './lab';
 
 /**
  * Imports a one-file image with a unique name and content; returns its reference once the
- * runtime's CRI service knows it. containerd's CRI plugin learns of an image that ctr
+ * runtime's CRI service knows it: containerd's CRI plugin learns of an image that ctr
  * imported from the image events, a moment after the import returns.
  */
 export async function importThrowawayImage(runtime: LabRuntime): Promise<string> {
@@ -30,13 +30,7 @@ export async function importThrowawayImage(runtime: LabRuntime): Promise<string>
       join(work, 'build'),
       join(work, 'image.tar'),
     );
-    await run(
-      runtime.ctr,
-      ['--address', runtime.socketPath, '--namespace', 'k8s.io', 'images', 'import', image.tarPath],
-      {
-        timeoutMs: 60_000,
-      },
-    );
+    await importArchive(runtime.importer, image);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import {
   type StopSignal,
   type StoppedRuntime,
 } from '../../scripts/lab/restart';
-import { runningPid } from '../../scripts/lab/containerd';
+import { runningPid } from '../../scripts/lab/daemon';
 import { runtimeDirs } from '../../scripts/lab/state';
 import type { LabRuntimeId } from './lab';
 

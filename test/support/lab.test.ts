@@ -20,6 +20,7 @@ const saved = { ...process.env };
 function runtime(id: LabRuntime['id'], socketPath: string): LabRuntime {
   return {
     id,
+    kind: id === 'cri-o' ? 'cri-o' : 'containerd',
     version: '0.0.0',
     versionFull: '0.0.0',
     endpoint: `unix://${socketPath}`,
@@ -29,7 +30,7 @@ function runtime(id: LabRuntime['id'], socketPath: string): LabRuntime {
     root: join(dir, 'root'),
     state: join(dir, 'state'),
     podLogDir: join(dir, id, 'pods'),
-    ctr: '/usr/bin/ctr',
+    importer: { kind: 'ctr', ctr: '/usr/bin/ctr', socketPath },
     configFile: join(dir, 'config.toml'),
     network: { name: 'n', bridge: 'b', subnet: '10.0.0.0/24' },
   };

@@ -5,8 +5,8 @@
  * (proto-loader with keepCase false, enums and longs as strings).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type {
   ContainerConfig,
   KeyValue,
@@ -14,15 +14,23 @@ import type {
   PodSandboxConfig,
   PortMapping,
 } from '../../proto/gen';
+import type { CriClient } from '../../electron/core/cri';
 import {
   LAB_CGROUP_ROOT,
   LAB_IMAGES,
   type LabInfo,
   type LabRuntime,
   type LabRuntimeId,
+  type LabSkippedRuntime,
 } from '../../scripts/lab/types';
 
-export type { LabImages, LabInfo, LabRuntime, LabRuntimeId } from '../../scripts/lab/types';
+export type {
+  LabImages,
+  LabInfo,
+  LabRuntime,
+  LabRuntimeId,
+  LabSkippedRuntime,
+} from '../../scripts/lab/types';
 export { LAB_IMAGES } from '../../scripts/lab/types';
 
 export const LAB_NOT_RUNNING = 'The lab is not running: start it with `npm run lab -- up`';
@@ -79,19 +87,27 @@ export function readLab(): LabInfo {
       throw notRunning(`${runtime.id}: the socket ${runtime.socketPath} is gone`);
     }
     if (!isAlive(runtime.pid)) {
-      throw notRunning(`${runtime.id}: containerd (pid ${runtime.pid}) is not running`);
+      throw notRunning(`${runtime.id}: its daemon (pid ${runtime.pid}) is not running`);
     }
   }
   return info;
 }
 
-function matches(runtime: LabRuntime, wanted: string): boolean {
-  return runtime.id === wanted || runtime.id === `containerd-${wanted}`;
+/** `1.6`, `2`, `crio` or an id (`containerd-2`, `cri-o`) names a runtime. */
+export function matchesRuntime(
+  runtime: Pick<LabRuntime, 'id'>,
+  wanted: string | undefined,
+): boolean {
+  return (
+    (wanted !== undefined && runtime.id === wanted) ||
+    runtime.id === `containerd-${wanted}` ||
+    (runtime.id === 'cri-o' && wanted === 'crio')
+  );
 }
 
 /**
- * The lab's runtimes, in a fixed order (1.6 first). PORTHOLE_LAB_RUNTIMES (comma-separated:
- * `1.6`, `2`, or ids like `containerd-2`) narrows the list, e.g. to debug one version.
+ * The lab's runtimes, in a fixed order (1.6, 2, CRI-O). PORTHOLE_LAB_RUNTIMES (comma-separated:
+ * `1.6`, `2`, `cri-o`, or ids like `containerd-2`) narrows the list, e.g. to debug one.
  */
 export function labRuntimes(): LabRuntime[] {
   const runtimes = readLab().runtimes;
@@ -99,7 +115,7 @@ export function labRuntimes(): LabRuntime[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (filter === undefined || filter.length === 0) return runtimes;
-  const chosen = runtimes.filter((r) => filter.some((f) => matches(r, f)));
+  const chosen = runtimes.filter((r) => filter.some((f) => matchesRuntime(r, f)));
   if (chosen.length === 0) {
     throw new Error(
       `PORTHOLE_LAB_RUNTIMES=${process.env.PORTHOLE_LAB_RUNTIMES} matches none of the lab's runtimes (${runtimes.map((r) => r.id).join(', ')}).`,
@@ -113,6 +129,27 @@ export function labRuntime(id: LabRuntimeId): LabRuntime {
   const runtime = readLab().runtimes.find((r) => r.id === id);
   if (runtime === undefined) throw notRunning(`${id} is not up`);
   return runtime;
+}
+
+/**
+ * The runtime the e2e suites drive the UI with: containerd 2.x where it runs (container
+ * events, the runtime most nodes have), else the last of labRuntimes(); so
+ * PORTHOLE_LAB_RUNTIMES=cri-o runs the UI suites against CRI-O.
+ */
+export function uiRuntime(): LabRuntime {
+  const runtimes = labRuntimes();
+  const chosen = runtimes.find((r) => r.id === 'containerd-2') ?? runtimes[runtimes.length - 1];
+  if (chosen === undefined) throw notRunning('no runtime');
+  return chosen;
+}
+
+/** Runtimes `npm run lab -- up` was asked for by default but did not start, and why. */
+export function labSkipped(): LabSkippedRuntime[] {
+  try {
+    return readLab().skipped ?? [];
+  } catch {
+    return [];
+  }
 }
 
 /** Namespaces as the kubelet sets them: own network and IPC per pod, a PID namespace per container. */
@@ -193,6 +230,22 @@ export type LabContainerConfig = ContainerConfig & {
   metadata: { name: string; attempt: number };
   image: { image: string };
 };
+
+/**
+ * CreateContainer as the kubelet does it: the directory of the container's log file is
+ * created first (CRI-O and conmon don't create it; containerd does).
+ */
+export async function createLabContainer(
+  cri: Pick<CriClient, 'createContainer'>,
+  podSandboxId: string,
+  config: ContainerConfig,
+  podConfig: PodSandboxConfig,
+): Promise<string> {
+  if (podConfig.logDirectory && config.logPath) {
+    mkdirSync(dirname(join(podConfig.logDirectory, config.logPath)), { recursive: true });
+  }
+  return cri.createContainer(podSandboxId, config, podConfig);
+}
 
 /** A busybox container running `command` (e.g. `['sleep', '3600']`). */
 export function busyboxContainerConfig(

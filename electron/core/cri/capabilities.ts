@@ -21,10 +21,11 @@ export const capabilityByMethod: Readonly<Record<string, CapabilityName>> = {
 
 /**
  * What one runtime is known to support. A method that answers UNIMPLEMENTED turns its
- * capability off; any answer at all turns it on. The last call decides: a runtime doesn't
- * grow features while it runs, but one that restarted may be another version, and probing
- * it again (CriClient.probeCapabilities) overwrites what the old one proved. Listeners
- * hear each change once.
+ * capability off; any answer at all turns it on; one that answers but does nothing (events
+ * switched off in the runtime's config) marks it disabled. The last call decides: a
+ * runtime doesn't grow features while it runs, but one that restarted may be another
+ * version, and probing it again (CriClient.probeCapabilities) overwrites what the old one
+ * proved. Listeners hear each change once.
  */
 export class CapabilityTracker {
   private readonly states = new Map<CapabilityName, CapabilityState>(
@@ -48,10 +49,13 @@ export class CapabilityTracker {
   }
 
   /** Records what a finished call of `method` proves, if anything. */
-  observe(method: string, outcome: 'answered' | 'unimplemented'): void {
+  observe(method: string, outcome: 'answered' | 'unimplemented' | 'disabled'): void {
     const capability = capabilityByMethod[method];
     if (capability === undefined) return;
-    this.set(capability, outcome === 'answered' ? 'supported' : 'unsupported');
+    this.set(
+      capability,
+      outcome === 'answered' ? 'supported' : outcome === 'disabled' ? 'disabled' : 'unsupported',
+    );
   }
 
   onDidChange(listener: (capabilities: Capabilities) => void): { dispose(): void } {

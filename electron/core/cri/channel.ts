@@ -152,16 +152,13 @@ export class CriChannel implements Disposable {
           options.signal?.removeEventListener('abort', onAbort);
           if (error) {
             const elapsedMs = Date.now() - startedAt;
+            const aborted = options.signal?.aborted === true;
             reject(
               this.disposed
                 ? this.closedError(name)
                 : this.cutOff.has(call)
                   ? this.resetError(name)
-                  : toCriError(error, {
-                      ...context,
-                      elapsedMs,
-                      aborted: options.signal?.aborted === true,
-                    }),
+                  : toCriError(error, { ...context, elapsedMs, aborted }),
             );
           } else {
             resolve(response as ResponseOf<M>);

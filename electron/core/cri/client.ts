@@ -196,14 +196,43 @@ export class CriClient implements Disposable {
     return response.podSandboxId;
   }
 
-  async stopPod(podSandboxId: string, options?: CallOptions): Promise<void> {
-    await this.runtime('StopPodSandbox', { podSandboxId }, options);
+  /**
+   * Stops a pod as the kubelet does: its running containers first, each given
+   * `gracePeriodSeconds` (SIGTERM, then SIGKILL), then the sandbox. StopPodSandbox alone
+   * means different things: containerd kills the containers at once, CRI-O gives them the
+   * call's deadline (less about 2 s) as their grace, so a PID 1 that ignores SIGTERM held
+   * every stop for nearly the whole deadline. Its deadline is stretched by the grace too,
+   * so CRI-O never cuts a grace the user chose short. A container that can't be stopped on
+   * its own (gone meanwhile, say) is left to StopPodSandbox, which stops everything.
+   */
+  async stopPod(
+    podSandboxId: string,
+    gracePeriodSeconds = 0,
+    options: CallOptions = {},
+  ): Promise<void> {
+    const running = await this.listContainers({ podSandboxId, state: 'running' }, options);
+    await Promise.all(
+      running.map((container) =>
+        this.stopContainer(container.id, gracePeriodSeconds, options).catch(() => undefined),
+      ),
+    );
+    await this.runtime(
+      'StopPodSandbox',
+      { podSandboxId },
+      { ...options, timeoutMs: this.deadlineAfter(gracePeriodSeconds, options) },
+    );
   }
 
   async removePod(podSandboxId: string, options?: CallOptions): Promise<void> {
     await this.runtime('RemovePodSandbox', { podSandboxId }, options);
   }
 
+  /**
+   * Creates a container. The image the config names is also sent as the one the user
+   * asked for (`image.user_specified_image`), as the kubelet and crictl do, unless the
+   * config says otherwise: a CRI-O with a signature policy refuses to create a container
+   * without it ("User specified image not specified, cannot verify image signature").
+   */
   async createContainer(
     podSandboxId: string,
     config: ContainerConfig,
@@ -212,7 +241,7 @@ export class CriClient implements Disposable {
   ): Promise<string> {
     const response = await this.runtime(
       'CreateContainer',
-      { podSandboxId, config, sandboxConfig },
+      { podSandboxId, config: withUserSpecifiedImage(config), sandboxConfig },
       options,
     );
     return response.containerId;
@@ -354,8 +383,10 @@ export class CriClient implements Disposable {
 
   /**
    * Follows container lifecycle events. On a runtime without them (containerd 1.6) the
-   * observer gets an `unimplemented` error and `capabilities.containerEvents` turns off,
-   * so callers fall back to polling.
+   * observer gets an `unimplemented` error and `capabilities.containerEvents` turns
+   * `unsupported`. A stream that ends at once with OK before any event is a runtime with
+   * events switched off (CRI-O's default `enable_pod_events = false`): the capability
+   * turns `disabled` and the observer hears `complete`. Either way callers poll instead.
    */
   watchContainerEvents(observer: {
     next(event: ContainerEvent): void;
@@ -380,7 +411,10 @@ export class CriClient implements Disposable {
             this.capabilities.observe('GetContainerEvents', 'unimplemented');
           observer.error(error);
         },
-        complete: () => observer.complete(),
+        complete: () => {
+          if (!answered) this.capabilities.observe('GetContainerEvents', 'disabled');
+          observer.complete();
+        },
       },
     );
   }
@@ -485,7 +519,8 @@ export class CriClient implements Disposable {
   /**
    * GetContainerEvents is a stream that may stay silent for a long time, so support is
    * proven by the server accepting it: runtimes without it refuse at once with
-   * UNIMPLEMENTED, while a supporting runtime keeps the stream open.
+   * UNIMPLEMENTED, those with it switched off end it at once with OK, while a supporting
+   * runtime keeps the stream open.
    */
   private probeContainerEvents(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
@@ -562,6 +597,12 @@ export function cgroupDriverFromStatus(
   if (typeof config.systemdCgroup === 'boolean')
     return config.systemdCgroup ? 'systemd' : 'cgroupfs';
   return 'unknown';
+}
+
+function withUserSpecifiedImage(config: ContainerConfig): ContainerConfig {
+  const image = config.image;
+  if (image?.image === undefined || image.image === '' || image.userSpecifiedImage) return config;
+  return { ...config, image: { ...image, userSpecifiedImage: image.image } };
 }
 
 function missing(method: string, id: string): AppError {

@@ -47,6 +47,21 @@ describe('toCriError', () => {
     expect(error.message).toContain('did not answer Version within 2 s');
   });
 
+  it('takes a CANCELLED that came when our deadline passed for the timeout it is (CRI-O)', () => {
+    const late = { ...context, method: 'ExecSync', timeoutMs: 300, elapsedMs: 301 };
+    const cancelled = serviceError(status.CANCELLED, 'context canceled');
+    expect(toCriError(cancelled, { ...late, aborted: false })).toMatchObject({
+      code: 'deadline-exceeded',
+      message:
+        'The runtime at /run/containerd/containerd.sock did not answer ExecSync within 0.3 s.',
+    });
+    // Cancelled by the caller, or early: a cancellation.
+    expect(toCriError(cancelled, { ...late, aborted: true }).code).toBe('cancelled');
+    expect(toCriError(cancelled, { ...late, elapsedMs: 20, aborted: false }).code).toBe(
+      'cancelled',
+    );
+  });
+
   it("keeps the runtime's own words for not-found and invalid-argument", () => {
     const notFound = toCriError(
       serviceError(

@@ -10,7 +10,7 @@ export interface CallContext {
   readonly timeoutMs: number;
   /** How long the call ran before failing; tells our deadline from the runtime's. */
   readonly elapsedMs?: number;
-  /** The caller cancelled it (its AbortSignal fired). */
+  /** Whether the caller cancelled it (its AbortSignal); unary calls only. */
   readonly aborted?: boolean;
 }
 
@@ -79,11 +79,11 @@ export function toCriError(error: unknown, context: CallContext): AppError {
   // command that ran too long); only a call that used up our deadline is "no answer".
   const usedUp = context.elapsedMs !== undefined && context.elapsedMs >= context.timeoutMs - 50;
   const ourDeadline = context.elapsedMs === undefined || usedUp;
-  // gRPC hands our deadline to the runtime, whose copy expires at the same moment. When it
-  // notices first, containerd 2 resets the stream (grpc-js: CANCELLED) and 1.6 may answer
-  // with whatever its expired context broke (UNKNOWN "failed to kill exec …: context
-  // deadline exceeded"). With nobody cancelling, once the deadline is used up, that is
-  // our deadline.
+  // gRPC hands our deadline to the runtime, whose copy expires at the same moment, and its
+  // answer may reach us before our own timer: containerd 2 and CRI-O end the call with
+  // CANCELLED, containerd 1.6 may answer with whatever its expired context broke (UNKNOWN
+  // "failed to kill exec …: context deadline exceeded"). With nobody cancelling, once the
+  // deadline is used up, that is our deadline.
   const runtimeGaveUp =
     usedUp &&
     context.aborted !== true &&

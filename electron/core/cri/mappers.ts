@@ -146,7 +146,7 @@ export function toContainerDetail(
   if (status === null) throw new TypeError('ContainerStatus returned no status');
   const info = parseVerboseInfo(response.info);
   const runtimeInfo = asRecord(info.info);
-  const config = asRecord(runtimeInfo?.config);
+  const tty = ttyOf(runtimeInfo);
   const state = toContainerState(status.state);
   const mounts: Mount[] = status.mounts.map((mount) => ({
     containerPath: mount.containerPath,
@@ -174,10 +174,21 @@ export function toContainerDetail(
     message: status.message,
     mounts,
     logPath: status.logPath,
-    // The runtime's JSON omits false fields: a config without `tty` has none.
-    ...(config !== undefined && { tty: config.tty === true }),
+    ...(tty !== undefined && { tty }),
     info,
   };
+}
+
+/**
+ * Whether the container has a terminal, from the verbose info: containerd keeps the CRI
+ * config (`config.tty`), CRI-O only the OCI spec (`runtimeSpec.process.terminal`). Both
+ * omit false fields, so a config or process without the field means no terminal.
+ */
+function ttyOf(runtimeInfo: Record<string, unknown> | undefined): boolean | undefined {
+  const config = asRecord(runtimeInfo?.config);
+  if (config !== undefined) return config.tty === true;
+  const process = asRecord(asRecord(runtimeInfo?.runtimeSpec)?.process);
+  return process === undefined ? undefined : process.terminal === true;
 }
 
 export function toImage(image: Image__Output): Image {

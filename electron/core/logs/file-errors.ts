@@ -30,3 +30,27 @@ export function toLocalFileError(error: unknown, path: string): AppError {
     detail: error instanceof Error ? error.message : String(error),
   });
 }
+
+/** node:fs failures of a `mkdir -p` in words, naming the directory. */
+export function toLocalDirectoryError(error: unknown, path: string): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new AppError({
+      code: 'permission-denied',
+      message: `Porthole (running as ${userInfo().username}) may not create ${path}.`,
+      hint: 'Run Porthole as a user who may write there (usually root), or choose a directory that user may write.',
+    });
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    return new AppError({
+      code: 'failed-precondition',
+      message: `${path} can't be created: a part of it exists and is not a directory.`,
+    });
+  }
+  return new AppError({
+    code: 'unavailable',
+    message: `Creating ${path} failed.`,
+    detail: error instanceof Error ? error.message : String(error),
+  });
+}

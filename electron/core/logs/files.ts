@@ -1,13 +1,14 @@
 /**
- * Reading a node's files: this machine's with node:fs, an SSH node's over SFTP (see
- * ssh/remote-files). Container logs are the only files Porthole reads.
+ * A node's files: this machine's with node:fs, an SSH node's over SFTP (see
+ * ssh/remote-files). Container logs are the only files Porthole reads, and their
+ * directories the only ones it creates (before CreateContainer, as the kubelet does).
  */
-import { open, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import { AppError } from '../../../shared/errors';
 import type { Disposable } from '../../../shared/lifecycle';
 import type { SessionTransport } from '../../../shared/model';
 import type { ChunkHandler, FollowOptions, SshNodeConnection } from '../ssh';
-import { toLocalFileError } from './file-errors';
+import { toLocalDirectoryError, toLocalFileError } from './file-errors';
 import { LocalFileFollower } from './local-follow';
 
 /** An open file, read at offsets. Dispose closes it. */
@@ -24,6 +25,8 @@ export interface NodeFiles {
   exists(path: string): Promise<boolean>;
   /** Reads the file from `options.fromOffset` and then what is appended, across rotation. */
   follow(path: string, options: FollowOptions, onChunk: ChunkHandler): Disposable;
+  /** `mkdir -p`: the directory and its missing parents; existing ones are fine. */
+  makeDirectory(path: string): Promise<void>;
 }
 
 /** This machine's files. */
@@ -61,10 +64,18 @@ export const localFiles: NodeFiles = {
   follow(path, options, onChunk) {
     return new LocalFileFollower(path, options, onChunk);
   },
+  async makeDirectory(path) {
+    await mkdir(path, { recursive: true, mode: 0o755 }).catch((error: unknown) => {
+      throw toLocalDirectoryError(error, path);
+    });
+  },
 };
 
 /** The file access of an SSH connection (SFTP). */
-export type SshFileAccess = Pick<SshNodeConnection, 'openRemoteFile' | 'followRemoteFile'>;
+export type SshFileAccess = Pick<
+  SshNodeConnection,
+  'openRemoteFile' | 'followRemoteFile' | 'makeRemoteDirectory'
+>;
 
 /** An SSH node's files, over its connection's SFTP session. */
 export function sshFiles(connection: SshFileAccess): NodeFiles {
@@ -89,5 +100,6 @@ export function sshFiles(connection: SshFileAccess): NodeFiles {
       }
     },
     follow: (path, options, onChunk) => connection.followRemoteFile(path, options, onChunk),
+    makeDirectory: (path) => connection.makeRemoteDirectory(path),
   };
 }

@@ -60,6 +60,7 @@ function filesWith(existing: readonly string[]): NodeFiles {
     open: () => Promise.reject(new Error('not used')),
     exists: (path) => Promise.resolve(existing.includes(path)),
     follow: () => ({ dispose: () => undefined }),
+    makeDirectory: () => Promise.reject(new Error('not used')),
   };
 }
 

@@ -5,9 +5,13 @@ import type {
   ServiceHandler,
   SpecValidation,
 } from '../../../shared/contract';
+import { posix } from 'node:path';
+import type { ContainerConfig, PodSandboxConfig } from '../../../proto/gen';
 import type { CgroupDriverInfo } from '../../../shared/model';
 import { AppError, toAppErrorData } from '../../../shared/errors';
+import type { NodeFiles } from '../logs';
 import { requireNonNegativeInteger, requireObject, requireString } from './args';
+import { nodeFiles } from './node-files';
 import { toCallOptions, type NodeClient, type NodeManager } from './nodes';
 import { parseRunSpec, type RunPlan } from './spec';
 
@@ -43,16 +47,36 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
     );
   }
 
-  async stopPod(nodeId: string, podSandboxId: string, context?: CallContext): Promise<void> {
+  /**
+   * Stops a pod: its running containers, each given the grace period (a PID 1 that ignores
+   * SIGTERM is waited out), then the sandbox (see CriClient.stopPod).
+   */
+  async stopPod(
+    nodeId: string,
+    podSandboxId: string,
+    gracePeriodSeconds: number,
+    context?: CallContext,
+  ): Promise<void> {
     await this.change(nodeId, (client) =>
-      client.stopPod(requireString(podSandboxId, 'podSandboxId'), toCallOptions(context?.signal)),
+      client.stopPod(
+        requireString(podSandboxId, 'podSandboxId'),
+        requireNonNegativeInteger(gracePeriodSeconds, 'gracePeriodSeconds'),
+        toCallOptions(context?.signal),
+      ),
     );
   }
 
+  /**
+   * Removes a pod, stopping it first without a grace period: RemovePodSandbox on a pod
+   * that still runs would, on CRI-O, wait out containers that ignore SIGTERM.
+   */
   async removePod(nodeId: string, podSandboxId: string, context?: CallContext): Promise<void> {
-    await this.change(nodeId, (client) =>
-      client.removePod(requireString(podSandboxId, 'podSandboxId'), toCallOptions(context?.signal)),
-    );
+    const id = requireString(podSandboxId, 'podSandboxId');
+    const options = toCallOptions(context?.signal);
+    await this.change(nodeId, async (client) => {
+      await client.stopPod(id, 0, options);
+      await client.removePod(id, options);
+    });
   }
 
   async removeImage(nodeId: string, imageRef: string, context?: CallContext): Promise<void> {
@@ -109,7 +133,7 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
       });
     }
     try {
-      return await runPlan(client, result.plan, context);
+      return await runPlan(client, nodeFiles(this.nodes, nodeId), result.plan, context);
     } finally {
       await this.nodes.refreshResources(nodeId);
     }
@@ -130,12 +154,14 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
 }
 
 /**
- * Runs the pod, then each container (pulling its image when the node lacks it). If any
- * step fails, the pod is stopped and removed again, so a failed run leaves nothing behind,
- * and the error says which step failed.
+ * Runs the pod, then each container (pulling its image when the node lacks it, creating
+ * the directory of its log file as the kubelet does: CRI-O and conmon don't, and fail with
+ * a bare "Exit status 1."). If any step fails, the pod is stopped and removed again, so a
+ * failed run leaves nothing behind, and the error says which step failed.
  */
 async function runPlan(
   client: NodeClient,
+  files: NodeFiles,
   plan: RunPlan,
   context?: CallContext,
 ): Promise<RunResult> {
@@ -156,6 +182,11 @@ async function runPlan(
       [step, doing] = [`pull:${index}`, `pulling ${image} for container "${name}"`];
       if ((await client.imageStatus(image, options)) === undefined) {
         await client.pullImage(image, undefined, plan.pod, options);
+      }
+      const logDirectory = containerLogDirectory(plan.pod, container);
+      if (logDirectory !== undefined) {
+        [step, doing] = [`create:${index}`, `creating the log directory of container "${name}"`];
+        await files.makeDirectory(logDirectory);
       }
       [step, doing] = [`create:${index}`, `creating container "${name}"`];
       const containerId = await client.createContainer(podSandboxId, container, plan.pod, options);
@@ -186,4 +217,18 @@ function stepFailed(error: unknown, step: RunStep, doing: string, after?: string
     },
     { cause: error },
   );
+}
+
+/**
+ * The directory the container's log file goes in (`log_directory` + `log_path`), when the
+ * runtime will write one: both set and absolute, as the CRI requires.
+ */
+export function containerLogDirectory(
+  pod: PodSandboxConfig,
+  container: ContainerConfig,
+): string | undefined {
+  const directory = pod.logDirectory;
+  const logPath = container.logPath;
+  if (!directory || !logPath || !posix.isAbsolute(directory)) return undefined;
+  return posix.dirname(posix.join(directory, logPath));
 }

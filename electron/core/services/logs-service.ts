@@ -24,16 +24,14 @@ import {
   defaultMaxLogBytes,
   defaultSearchLimit,
   locateLog,
-  localFiles,
   maxSearchLimit,
   OpenLog,
-  sshFiles,
   toStreamSelection,
-  type NodeFiles,
   type OpenLogTimings,
 } from '../logs';
 import type { SessionRegistry } from '../sessions';
 import { requireNonNegativeInteger, requireObject, requireString } from './args';
+import { nodeFiles } from './node-files';
 import { toCallOptions, type NodeManager } from './nodes';
 
 export const maxWindowLines = 10_000;
@@ -136,7 +134,7 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     }
     const { nodeId, containerId } = checked;
     const client = this.nodes.client(nodeId);
-    const files = this.filesOf(nodeId);
+    const files = nodeFiles(this.nodes, nodeId);
     const location = await locateLog(
       client,
       files,
@@ -237,22 +235,6 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     this.nodeWatch.dispose();
     for (const { log } of [...this.logs.values()]) log.dispose();
     this.logs.clear();
-  }
-
-  private filesOf(nodeId: string): NodeFiles {
-    const ssh = this.nodes.sshSession(nodeId);
-    if (ssh === undefined) return localFiles;
-    const { openRemoteFile, followRemoteFile } = ssh;
-    if (openRemoteFile === undefined || followRemoteFile === undefined) {
-      throw new AppError({
-        code: 'unimplemented',
-        message: `${this.nodes.nodeName(nodeId)} is reached in a way that can't read files.`,
-      });
-    }
-    return sshFiles({
-      openRemoteFile: openRemoteFile.bind(ssh),
-      followRemoteFile: followRemoteFile.bind(ssh),
-    });
   }
 
   private require(logId: unknown): OpenLog {

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +77,43 @@ containers:
     });
     expect(fake.calls).toEqual(expect.arrayContaining(['stopPod pod1', 'removePod pod1']));
     expect(fake.pods).toEqual([]);
+  });
+
+  const specLoggingTo = (logDirectory: string): string =>
+    spec.replace('namespace: demo }', `namespace: demo }\n  log_directory: ${logDirectory}`);
+
+  it('creates the directory of each container log before creating the container', async () => {
+    const logs = join(dir, 'logs', 'demo_web');
+    await client.services.lifecycle.runFromSpec(nodeId, specLoggingTo(logs));
+    // The default log paths, as the kubelet lays them out: <container>/<attempt>.log.
+    expect(existsSync(join(logs, 'app'))).toBe(true);
+    expect(existsSync(join(logs, 'sidecar'))).toBe(true);
+  });
+
+  it('says why when it cannot create a log directory, and removes the pod again', async () => {
+    await writeFile(join(dir, 'a-file'), '');
+    const error = (await client.services.lifecycle
+      .runFromSpec(nodeId, specLoggingTo(join(dir, 'a-file', 'logs')))
+      .catch((e: unknown) => e)) as AppError;
+    expect(error).toMatchObject({
+      code: 'failed-precondition',
+      message: `Failed creating the log directory of container "app": ${join(dir, 'a-file', 'logs', 'app')} can't be created: a part of it exists and is not a directory.`,
+    });
+    expect(fake.calls.filter((call) => call.startsWith('createContainer'))).toEqual([]);
+    expect(fake.calls).toEqual(expect.arrayContaining(['stopPod pod1', 'removePod pod1']));
+  });
+
+  it('stops a pod with the grace period chosen, and removes one without', async () => {
+    await client.services.lifecycle.runFromSpec(nodeId, spec);
+    await client.services.lifecycle.stopPod(nodeId, 'pod1', 7);
+    expect(fake.stopGraces.get('pod1')).toBe(7);
+    await client.services.lifecycle.removePod(nodeId, 'pod1');
+    // Stopped again first, at once: RemovePodSandbox would wait out SIGTERM on CRI-O.
+    expect(fake.stopGraces.get('pod1')).toBe(0);
+    expect(fake.calls.slice(-2)).toEqual(['stopPod pod1', 'removePod pod1']);
+    await expect(client.services.lifecycle.stopPod(nodeId, 'pod1', -1)).rejects.toMatchObject({
+      code: 'invalid-argument',
+    });
   });
 
   it('refuses an invalid spec with every problem in the detail', async () => {

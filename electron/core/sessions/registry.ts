@@ -44,6 +44,7 @@ export interface SessionUpdate {
   readonly transport?: SessionTransport;
   readonly protocol?: string;
   readonly attempts?: readonly SessionAttempt[];
+  readonly limitation?: string;
   readonly detail?: string;
   readonly target?: SessionTarget;
 }

@@ -235,6 +235,11 @@ export class SshNodeConnection implements Disposable {
     return (await this.files()).open(path);
   }
 
+  /** Creates a directory on the node and its missing parents (SFTP; `mkdir -p`). */
+  async makeRemoteDirectory(path: string): Promise<void> {
+    await (await this.files()).makeDirectories(path);
+  }
+
   /** Up to `length` bytes of a file on the node from `offset`. */
   async readRemoteFile(path: string, offset: number, length: number): Promise<Buffer> {
     return (await this.files()).readRange(path, offset, length);

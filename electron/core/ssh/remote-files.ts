@@ -76,24 +76,45 @@ function sameFile(a: RemoteFileStat, b: RemoteFileStat): boolean {
   );
 }
 
-/** SFTP failures in words, naming the node and the path. */
-export function toFileError(error: unknown, node: string, path: string): AppError {
+const permissionHints = {
+  read: 'Container logs are usually readable by root only: log in as root, or give your user read access to the log directory.',
+  create:
+    'Log in as a user who may write there (usually root), or choose a directory that user may write.',
+} as const;
+
+/**
+ * SFTP failures in words, naming the node and the path: of reading a file, or of
+ * creating a directory.
+ */
+export function toFileError(
+  error: unknown,
+  node: string,
+  path: string,
+  doing: 'read' | 'create' = 'read',
+): AppError {
   if (error instanceof AppError) return error;
   const code = (error as { code?: unknown }).code;
-  if (code === noSuchFile) {
+  if (code === noSuchFile && doing === 'read') {
     return new AppError({ code: 'not-found', message: `There is no file ${path} on ${node}.` });
   }
   if (code === permissionDenied) {
     return new AppError({
       code: 'permission-denied',
-      message: `The SSH user may not read ${path} on ${node}.`,
-      hint: 'Container logs are usually readable by root only: log in as root, or give your user read access to the log directory.',
+      message: `The SSH user may not ${doing} ${path} on ${node}.`,
+      hint: permissionHints[doing],
     });
   }
   return new AppError({
     code: 'unavailable',
-    message: `Reading ${path} on ${node} failed.`,
+    message: `${doing === 'read' ? 'Reading' : 'Creating'} ${path} on ${node} failed.`,
     detail: error instanceof Error ? error.message : String(error),
+  });
+}
+
+function notADirectory(node: string, path: string): AppError {
+  return new AppError({
+    code: 'failed-precondition',
+    message: `${path} on ${node} exists and is not a directory.`,
   });
 }
 
@@ -117,6 +138,35 @@ export class SftpFiles {
     return new Promise((resolve, reject) =>
       this.sftp.stat(path, (error, stats) => (error ? reject(error) : resolve(stats))),
     );
+  }
+
+  /**
+   * `mkdir -p` over SFTP: creates each missing directory of an absolute path (mode 0755),
+   * leaving existing ones alone. A part that exists but is not a directory, or one the SSH
+   * user may not create, fails with an AppError naming it.
+   */
+  async makeDirectories(path: string): Promise<void> {
+    const parts = path.split('/').filter((part) => part !== '');
+    let current = '';
+    for (const part of parts) {
+      current += `/${part}`;
+      const existing = await this.rawStat(current).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === noSuchFile) return undefined;
+        throw toFileError(error, this.node, current, 'create');
+      });
+      if (existing !== undefined) {
+        if (!existing.isDirectory()) throw notADirectory(this.node, current);
+        continue;
+      }
+      await new Promise<void>((resolve, reject) =>
+        this.sftp.mkdir(current, { mode: 0o755 }, (error) => (error ? reject(error) : resolve())),
+      ).catch(async (error: unknown) => {
+        // Created meanwhile by someone else (the runtime, another call): fine if a directory.
+        const now = await this.rawStat(current).catch(() => undefined);
+        if (now?.isDirectory() === true) return;
+        throw toFileError(error, this.node, current, 'create');
+      });
+    }
   }
 
   realpath(path: string): Promise<string> {

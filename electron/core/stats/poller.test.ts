@@ -194,6 +194,46 @@ describe('StatsPoller', () => {
     expect(client.count('listContainerStats')).toBe(calls);
   });
 
+  it("sums a pod's containers when the runtime reports nothing for the pod (CRI-O)", async () => {
+    // CRI-O under cgroupfs: the pod entry carries its containers but no CPU or memory.
+    const bare = (id: string, containers: ContainerStats[]): PodStats => ({
+      podSandboxId: id,
+      name: `p-${id}`,
+      namespace: 'default',
+      containers,
+    });
+    const a = { ...container('a', 0, 1000), podSandboxId: 'p1' };
+    const b = { ...container('b', 0, 3000), podSandboxId: 'p1' };
+    client.containerStats = [a, b];
+    client.podStatsList = [bare('p1', [a, b]), pod('p2', 0)];
+    const recorder = new Recorder();
+    poller.subscribe(recorder);
+    await vi.advanceTimersByTimeAsync(0);
+    // No CPU rate yet (one reading), memory already summed.
+    expect(recorder.last?.pods.find((p) => p.podSandboxId === 'p1')).toEqual({
+      podSandboxId: 'p1',
+      name: 'p-p1',
+      namespace: 'default',
+      memoryWorkingSetBytes: 4000,
+      memoryUsageBytes: 8000,
+      source: 'containers',
+    });
+    const a2 = { ...container('a', 1e9, 1000), podSandboxId: 'p1' };
+    const b2 = { ...container('b', 5e8, 3000), podSandboxId: 'p1' };
+    client.containerStats = [a2, b2];
+    client.podStatsList = [bare('p1', [a2, b2]), pod('p2', 2e9)];
+    await tick();
+    const pods = recorder.last?.pods ?? [];
+    expect(pods.find((p) => p.podSandboxId === 'p1')).toMatchObject({
+      cpuPercent: 75,
+      source: 'containers',
+    });
+    // A pod with figures of its own keeps them, unlabelled.
+    const own = pods.find((p) => p.podSandboxId === 'p2');
+    expect(own?.cpuPercent).toBe(100);
+    expect(own?.source).toBeUndefined();
+  });
+
   it('bounds the history by age', async () => {
     const recorder = new Recorder();
     poller.subscribe(recorder);

@@ -220,7 +220,11 @@ export class StatsPoller implements Disposable {
     for (const stats of pods.pods) {
       const key = `pod:${stats.podSandboxId}`;
       seen.add(key);
-      podUsage.push(this.podUsage(key, stats));
+      podUsage.push(
+        stats.cpu === undefined && stats.memory === undefined
+          ? summedPodUsage(stats, containerUsage)
+          : this.podUsage(key, stats),
+      );
     }
     this.cpu.retain(seen);
     for (const containerId of this.podOfContainer.keys()) {
@@ -395,6 +399,32 @@ export class StatsPoller implements Disposable {
       hint: "The runtime reads a pod's stats from the pod's own cgroup; a pod started without a cgroup parent has none. Its containers' stats are under Containers.",
     };
   }
+}
+
+/**
+ * A pod the runtime reports no usage of its own for (CRI-O under cgroupfs fails to read the
+ * pod's cgroup: "invalid slice name"): the sum of its containers' usage this sample, each
+ * figure only once every container that has it does.
+ */
+function summedPodUsage(stats: PodStats, containers: readonly ContainerUsage[]): PodUsage {
+  const mine = containers.filter((usage) => usage.podSandboxId === stats.podSandboxId);
+  const sum = (pick: (usage: ContainerUsage) => number | undefined): number | undefined => {
+    const values = mine.map(pick);
+    if (values.length === 0 || values.some((value) => value === undefined)) return undefined;
+    return (values as number[]).reduce((total, value) => total + value, 0);
+  };
+  const cpuPercent = sum((usage) => usage.cpuPercent);
+  const workingSet = sum((usage) => usage.memoryWorkingSetBytes);
+  const usage = sum((usage) => usage.memoryUsageBytes);
+  return {
+    podSandboxId: stats.podSandboxId,
+    name: stats.name,
+    namespace: stats.namespace,
+    ...(cpuPercent !== undefined && { cpuPercent }),
+    ...(workingSet !== undefined && { memoryWorkingSetBytes: workingSet }),
+    ...(usage !== undefined && { memoryUsageBytes: usage }),
+    source: 'containers',
+  };
 }
 
 function memoryOf(

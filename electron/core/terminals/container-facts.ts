@@ -24,11 +24,12 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 
 /**
  * containerd (1.6 and 2.x alike) puts the CRI ContainerConfig in the verbose info as
- * `info.config`, omitting false fields: `{tty: true, stdin: true}` or neither. Runtimes
- * without it may still have the OCI spec (`runtimeSpec.process.terminal`): a tty there
- * is taken to come with stdin, as `kubectl run -it` sets both. Knowing neither, attach
- * only listens (no tty, no stdin): output is never lost that way, and keystrokes can't
- * go to a process that doesn't read them.
+ * `info.config`, omitting false fields: `{tty: true, stdin: true}` or neither. CRI-O keeps
+ * only the OCI spec, from which `detail.tty` comes, and says stdin in its annotation
+ * `io.kubernetes.cri-o.Stdin`. Other runtimes with a tty but no word on stdin are taken to
+ * have both, as `kubectl run -it` sets them. Knowing neither, attach only listens (no tty,
+ * no stdin): output is never lost that way, and keystrokes can't go to a process that
+ * doesn't read them.
  */
 export function attachSettings(detail: ContainerDetail): AttachSettings {
   const runtimeInfo = asRecord(detail.info.info);
@@ -36,10 +37,11 @@ export function attachSettings(detail: ContainerDetail): AttachSettings {
   if (config !== undefined) {
     return { tty: config.tty === true, stdin: config.stdin === true, known: true };
   }
-  const terminal = asRecord(asRecord(runtimeInfo?.runtimeSpec)?.process)?.terminal;
-  if (typeof terminal === 'boolean') return { tty: terminal, stdin: terminal, known: true };
-  if (detail.tty !== undefined) return { tty: detail.tty, stdin: detail.tty, known: true };
-  return { tty: false, stdin: false, known: false };
+  if (detail.tty === undefined) return { tty: false, stdin: false, known: false };
+  const annotations = asRecord(asRecord(runtimeInfo?.runtimeSpec)?.annotations);
+  const crioStdin = annotations?.['io.kubernetes.cri-o.Stdin'];
+  const stdin = typeof crioStdin === 'string' ? crioStdin === 'true' : detail.tty;
+  return { tty: detail.tty, stdin, known: true };
 }
 
 function shortId(id: string): string {

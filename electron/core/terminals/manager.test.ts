@@ -6,28 +6,7 @@ import { SessionRegistry } from '../sessions';
 import { FakeNodeClient } from '../services/testing/fake-node-client';
 import { directDialer, type RemoteCommandOptions } from '../streaming';
 import { TerminalManager, type TerminalManagerOptions } from './manager';
-import { FakeSession } from './testing/fake-session';
-
-function detail(id: string, overrides: Partial<ContainerDetail> = {}): ContainerDetail {
-  return {
-    id,
-    podSandboxId: 'pod1',
-    name: `c-${id}`,
-    attempt: 0,
-    image: 'busybox',
-    imageRef: 'sha256:b',
-    state: 'running',
-    createdAt: 1,
-    labels: {},
-    annotations: {},
-    reason: '',
-    message: '',
-    mounts: [],
-    logPath: '',
-    info: { info: { config: { tty: true, stdin: true } } },
-    ...overrides,
-  };
-}
+import { FakeSession, fakeContainerDetail as detail } from './testing/fake-session';
 
 describe('TerminalManager', () => {
   let client: FakeNodeClient;

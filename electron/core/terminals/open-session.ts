@@ -93,6 +93,7 @@ export async function openSession(
     transport: info.transport,
     protocol: info.protocol,
     attempts: info.attempts,
+    ...(session.limitation !== undefined && { limitation: session.limitation }),
     ...(!flags.known && {
       stateReason: 'Attached without input: the runtime did not say whether it has a tty.',
     }),

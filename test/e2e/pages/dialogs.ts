@@ -47,7 +47,8 @@ export class RunSpecDialog {
   }
 
   async open(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Run pod…' }).click();
+    // The toolbar's; an empty pods view offers a second one.
+    await this.page.getByRole('button', { name: 'Run pod…' }).first().click();
     await this.editor.waitFor();
     // CodeMirror replaces the plain editor once loaded: wait for it.
     await this.dialog.locator('.cm-editor').waitFor();

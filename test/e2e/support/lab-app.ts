@@ -13,11 +13,12 @@ import { CriClient } from '../../../electron/core/cri';
 import type { Host } from '../../../electron/core/host';
 import {
   busyboxContainerConfig,
-  labRuntimes,
+  uiRuntime,
   podSandboxConfig,
   type LabPodSandboxConfig,
   type LabRuntime,
   type PodSandboxOptions,
+  createLabContainer,
 } from '../../support/lab';
 import { openApp, startBrowserHost, type OpenedApp } from './browser-app';
 import { launchChromium } from './chromium';
@@ -52,7 +53,7 @@ export interface LabAppOptions extends Pick<CoreOptions, 'watcherTimings'> {
 export class LabSuite {
   readonly runId = Math.random().toString(36).slice(2, 8);
   readonly runLabel: Readonly<Record<string, string>> = { 'e2e-run': this.runId };
-  /** The newest lab runtime: it has container events, so changes show without polling. */
+  /** containerd 2.x by default (see uiRuntime): it has container events, so changes show at once. */
   readonly runtime: LabRuntime;
   readonly nodeId: string;
   readonly cri: CriClient;
@@ -62,9 +63,12 @@ export class LabSuite {
   private configDir: string | undefined;
   private readonly logDirectories: string[] = [];
 
-  constructor(private readonly suite: string) {
-    const runtimes = labRuntimes();
-    this.runtime = runtimes[runtimes.length - 1] as LabRuntime;
+  /** `runtime`: another lab runtime than uiRuntime()'s, for a suite about that runtime. */
+  constructor(
+    private readonly suite: string,
+    runtime?: LabRuntime,
+  ) {
+    this.runtime = runtime ?? uiRuntime();
     this.nodeId = `local:${this.runtime.endpoint}`;
     this.cri = CriClient.create({ endpoint: this.runtime.endpoint, timeoutMs: 30_000 });
   }
@@ -105,7 +109,8 @@ export class LabSuite {
     const podId = await cri.runPod(config);
     const containerIds: Record<string, string> = {};
     for (const [container, command] of Object.entries(containers)) {
-      const id = await cri.createContainer(
+      const id = await createLabContainer(
+        cri,
         podId,
         busyboxContainerConfig(container, [...command], { labels: this.runLabel }),
         config,
@@ -114,6 +119,11 @@ export class LabSuite {
       containerIds[container] = id;
     }
     return { podId, config, containerIds };
+  }
+
+  /** A log directory to remove on close: that of a pod the suite ran through the UI. */
+  removeOnClose(directory: string): void {
+    this.logDirectories.push(directory);
   }
 
   /**

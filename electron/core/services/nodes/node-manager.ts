@@ -599,7 +599,7 @@ export class NodeManager implements Disposable {
       store.add(
         client.capabilities.onDidChange((next) => {
           connection.capabilities = next;
-          if (next.containerEvents === 'unsupported') connection.updates = 'polling';
+          if (next.containerEvents !== 'supported') connection.updates = 'polling';
           this.emit();
         }),
       );

@@ -3,13 +3,14 @@ import type { SshNodeConnection } from '../../ssh';
 
 /**
  * The parts of an SshNodeConnection the node manager uses; tests substitute fakes. File
- * access (container logs over SFTP) is optional so that in-memory fakes need not have it.
+ * access (container logs and their directories, over SFTP) is optional so that in-memory
+ * fakes need not have it.
  */
 export type SshSession = Pick<
   SshNodeConnection,
   'endpoint' | 'dialer' | 'state' | 'onDidChangeState' | 'runtimeSocketPath' | 'dispose'
 > &
-  Partial<Pick<SshNodeConnection, 'openRemoteFile' | 'followRemoteFile'>>;
+  Partial<Pick<SshNodeConnection, 'openRemoteFile' | 'followRemoteFile' | 'makeRemoteDirectory'>>;
 
 /** How an SSH connection attempt reaches the user, and how it is called off. */
 export interface OpenSshOptions {

@@ -3,7 +3,7 @@ import { AppError } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import { FakeNodeClient, fakeContainer, fakeImage, fakePod } from '../testing/fake-node-client';
 import { diffById } from './diff';
-import { ResourceWatcher } from './watcher';
+import { ResourceWatcher, type ResourceWatcherOptions } from './watcher';
 
 const timings = {
   pollIntervalMs: 2000,
@@ -47,14 +47,11 @@ describe('ResourceWatcher', () => {
     vi.useRealTimers();
   });
 
-  function watch(useEvents: boolean, onHealth?: (e: AppError | undefined) => void) {
-    const watcher = new ResourceWatcher({
-      nodeId: 'n1',
-      client,
-      useEvents,
-      timings,
-      ...(onHealth !== undefined && { onHealth }),
-    });
+  function watch(
+    useEvents: boolean,
+    hooks: Pick<ResourceWatcherOptions, 'onHealth' | 'onEventsUnsupported'> = {},
+  ) {
+    const watcher = new ResourceWatcher({ nodeId: 'n1', client, useEvents, timings, ...hooks });
     watchers.push(watcher);
     const deltas: ResourceDelta[] = [];
     watcher.subscribe({ next: (d) => deltas.push(d), error: () => undefined });
@@ -116,14 +113,7 @@ describe('ResourceWatcher', () => {
   it('falls back to polling when the event stream is unimplemented', async () => {
     client.supportsEvents = false;
     const unsupported = vi.fn();
-    const watcher = new ResourceWatcher({
-      nodeId: 'n1',
-      client,
-      useEvents: true,
-      timings,
-      onEventsUnsupported: unsupported,
-    });
-    watchers.push(watcher);
+    const { watcher } = watch(true, { onEventsUnsupported: unsupported });
     await vi.advanceTimersByTimeAsync(0);
     expect(unsupported).toHaveBeenCalledOnce();
     expect(watcher.mode).toBe('polling');
@@ -142,9 +132,34 @@ describe('ResourceWatcher', () => {
     expect(client.eventWatchers).toBe(1);
   });
 
+  it('polls for good when the stream ends at once with OK and no events (events off)', async () => {
+    const unsupported = vi.fn();
+    const { watcher } = watch(true, { onEventsUnsupported: unsupported });
+    await vi.advanceTimersByTimeAsync(0);
+    client.completeEvents();
+    expect(watcher.mode).toBe('polling');
+    expect(unsupported).toHaveBeenCalledOnce();
+    const calls = client.listCalls;
+    // Well past the retry interval: no new subscription, a poll every 2 s.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(client.eventSubscriptions).toBe(1);
+    expect(client.listCalls).toBeGreaterThanOrEqual(calls + 15);
+  });
+
+  it('subscribes again when a stream that delivered events ends with OK', async () => {
+    const { watcher } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    client.emit({ type: 'started' });
+    client.completeEvents();
+    expect(watcher.mode).toBe('polling');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(watcher.mode).toBe('events');
+    expect(client.eventSubscriptions).toBe(2);
+  });
+
   it('reports the runtime failing and recovering, and keeps polling', async () => {
     const health: (string | undefined)[] = [];
-    const { deltas } = watch(false, (error) => health.push(error?.code));
+    const { deltas } = watch(false, { onHealth: (error) => health.push(error?.code) });
     await vi.advanceTimersByTimeAsync(0);
     client.failure = new AppError({ code: 'unavailable', message: 'down' });
     await vi.advanceTimersByTimeAsync(2000);

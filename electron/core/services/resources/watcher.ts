@@ -40,7 +40,10 @@ export interface ResourceWatcherOptions {
   readonly timings?: Partial<WatcherTimings>;
   /** Hears each refresh's outcome: undefined when the runtime answered. */
   readonly onHealth?: (error: AppError | undefined) => void;
-  /** Hears that the event stream is unsupported after all (we then poll). */
+  /**
+   * Hears that the event stream is unsupported after all, or switched off on the node (it
+   * ended at once, with OK and no events): the watcher then polls, and stops trying it.
+   */
   readonly onEventsUnsupported?: () => void;
 }
 
@@ -168,21 +171,28 @@ export class ResourceWatcher implements Disposable {
   // ---- triggers -------------------------------------------------------------------
 
   private startEvents(): void {
+    let received = false;
     this.events = this.options.client.watchContainerEvents({
-      next: () => this.scheduleRefresh(),
-      error: (error) => this.onEventsEnded(error),
-      complete: () => this.onEventsEnded(undefined),
+      next: () => {
+        received = true;
+        this.scheduleRefresh();
+      },
+      error: (error) => this.onEventsEnded(error, received),
+      complete: () => this.onEventsEnded(undefined, received),
     });
     this.poll(this.timings.safetyPollMs);
   }
 
-  private onEventsEnded(error: AppError | undefined): void {
+  private onEventsEnded(error: AppError | undefined, received: boolean): void {
     this.events = undefined;
     if (this.disposed || this.suspended) return;
     this.poll(this.timings.pollIntervalMs);
     // Events may have been lost while the stream was down.
     this.refresh();
-    if (error?.code === 'unimplemented') {
+    // OK with no event at all is a runtime with events switched off, not a dropped stream:
+    // subscribing again every few seconds would only end the same way.
+    const off = error === undefined && !received;
+    if (error?.code === 'unimplemented' || off) {
       this.useEvents = false;
       this.options.onEventsUnsupported?.();
       return;

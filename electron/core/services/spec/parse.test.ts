@@ -62,6 +62,25 @@ containers:
     expect(result.runtimeHandler).toBe('runc');
   });
 
+  it("gives containers their pod's namespace modes unless they set their own", () => {
+    const result = plan(`
+pod:
+  metadata: { name: p }
+  linux: { security_context: { namespace_options: { pid: CONTAINER } } }
+containers:
+  - metadata: { name: inherits }
+    image: { image: busybox }
+    linux: { resources: { cpu_shares: 2 } }
+  - metadata: { name: own }
+    image: { image: busybox }
+    linux: { security_context: { namespace_options: { pid: POD } } }
+`);
+    const [inherits, own] = result.containers;
+    expect(inherits?.linux?.securityContext?.namespaceOptions).toEqual({ pid: 'CONTAINER' });
+    expect(inherits?.linux?.resources?.cpuShares).toBe('2');
+    expect(own?.linux?.securityContext?.namespaceOptions).toEqual({ pid: 'POD' });
+  });
+
   it('accepts a bare crictl pod config as a pod without containers', () => {
     const result = plan('{"metadata": {"name": "solo", "uid": "u", "namespace": "n"}}');
     expect(result.pod.metadata?.name).toBe('solo');

@@ -255,8 +255,22 @@ function toPlan(spec: ParsedRunSpec): RunPlan {
 function toContainerConfig(container: ParsedContainer, pod: PodSandboxConfig): ContainerConfig {
   const attempt = container.metadata.attempt ?? 0;
   const { envs, ...rest } = container;
+  // The kubelet gives each container its pod's namespace modes; CRI-O refuses a container
+  // whose PID namespace mode differs from its pod's.
+  const podNamespaces = pod.linux?.securityContext?.namespaceOptions;
+  const inherit =
+    podNamespaces != null && container.linux?.securityContext?.namespaceOptions === undefined;
   return {
     ...rest,
+    ...(inherit && {
+      linux: {
+        ...container.linux,
+        securityContext: {
+          ...container.linux?.securityContext,
+          namespaceOptions: { ...podNamespaces },
+        },
+      },
+    }),
     metadata: { name: container.metadata.name, attempt },
     // The CRI's KeyValue.value is bytes in this API version.
     ...(envs !== undefined && {

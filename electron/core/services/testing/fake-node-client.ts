@@ -107,6 +107,15 @@ export class FakeNodeClient implements NodeClient {
     this.observers.clear();
   }
 
+  /** Ends every event stream with OK, as a runtime with its events switched off does. */
+  completeEvents(): void {
+    for (const observer of [...this.observers]) observer.complete();
+    this.observers.clear();
+  }
+
+  /** How many times watchContainerEvents was called. */
+  eventSubscriptions = 0;
+
   private check(name: string): Promise<void> {
     this.calls.push(name);
     return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
@@ -166,6 +175,7 @@ export class FakeNodeClient implements NodeClient {
   }
 
   watchContainerEvents(observer: Observer): Disposable {
+    this.eventSubscriptions += 1;
     if (!this.supportsEvents) {
       queueMicrotask(() =>
         observer.error(new AppError({ code: 'unimplemented', message: 'no events' })),
@@ -205,8 +215,11 @@ export class FakeNodeClient implements NodeClient {
     await this.check(`removeContainer ${id}`);
     this.containers = this.containers.filter((c) => c.id !== id);
   }
-  async stopPod(id: string): Promise<void> {
+  /** The grace period of each stopPod call, by pod id. */
+  readonly stopGraces = new Map<string, number>();
+  async stopPod(id: string, gracePeriodSeconds = 0): Promise<void> {
     await this.check(`stopPod ${id}`);
+    this.stopGraces.set(id, gracePeriodSeconds);
   }
   async removePod(id: string): Promise<void> {
     await this.check(`removePod ${id}`);

@@ -3,10 +3,12 @@
  * chosen transport, open the streams, and fall back to the other transport (with a new
  * RPC) when the server refuses. Every attempt is recorded for the user.
  *
- * `auto` prefers SPDY: on containerd it is the only transport with stdin EOF and resize
- * together (WebSocket stops at v4 there, which can't half-close stdin). A negotiated
- * protocol that can't serve the session (piped stdin without EOF, a terminal without
- * resize) counts as refused, and the next transport is tried.
+ * `auto` prefers SPDY: on containerd and CRI-O it is the only transport with stdin EOF and
+ * resize together (WebSocket stops at v4 there, which can't half-close stdin). A
+ * negotiated protocol that can't serve the session (piped stdin without EOF, a terminal
+ * without resize) counts as refused, and the next transport is tried. A transport the
+ * user forced is kept all the same, and the session says what it can't do
+ * (`limitation`), for the monitor to show.
  */
 import type { CriClient } from '../../cri';
 import { AppError, isAppError } from '../../../../shared/errors';
@@ -60,7 +62,12 @@ function validate(options: RemoteCommandOptions): void {
   }
 }
 
-/** Why a negotiated protocol can't serve this session under `auto`, if it can't. */
+const transportNames: Readonly<Record<TransportKind, string>> = {
+  spdy: 'SPDY',
+  websocket: 'WebSocket',
+};
+
+/** Why a negotiated protocol can't serve this session, if it can't. */
 function unmet(flags: StreamFlags, streams: RemoteStreams): string | undefined {
   const what = `${streams.protocol} over ${streams.transport === 'spdy' ? 'SPDY' : 'WebSocket'}`;
   if (flags.stdin && !flags.tty && !streams.canCloseStdin) {
@@ -107,6 +114,7 @@ export async function openRemoteCommandWith(
     stderr: options.stderr,
   };
   const attempts: AttemptRecord[] = [];
+  let limitation: string | undefined;
 
   const requestUrl = async (): Promise<string> => {
     const callOptions = {
@@ -160,8 +168,8 @@ export async function openRemoteCommandWith(
         });
         throw error;
       }
-      const why = choice === 'auto' ? unmet(flags, streams) : undefined;
-      if (why !== undefined) {
+      const why = unmet(flags, streams);
+      if (why !== undefined && choice === 'auto') {
         streams.dispose();
         record({ outcome: 'refused', message: `negotiated ${streams.protocol}, but ${why}` });
         throw new UnmetRequirementError(
@@ -169,7 +177,13 @@ export async function openRemoteCommandWith(
           `negotiated ${streams.protocol}`,
         );
       }
-      record({ outcome: 'ok' });
+      if (why !== undefined) {
+        const other = creator.transport === 'spdy' ? 'websocket' : 'spdy';
+        limitation = `${transportNames[creator.transport]} was chosen by hand: ${why} (auto would take ${transportNames[other]}).`;
+        record({ outcome: 'ok', message: limitation });
+      } else {
+        record({ outcome: 'ok' });
+      }
       return streams;
     };
 
@@ -184,7 +198,7 @@ export async function openRemoteCommandWith(
   } catch (error) {
     throw withAttempts(error, attempts);
   }
-  const session = new Session(streams, attempts, options.kind, options.signal);
+  const session = new Session(streams, attempts, options.kind, options.signal, limitation);
   if (options.tty) session.sendInitialSize(options.initialSize);
   return session;
 }

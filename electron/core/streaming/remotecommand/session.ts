@@ -52,6 +52,11 @@ export interface RemoteCommandSession extends Disposable {
   readonly negotiated: Negotiated;
   readonly attempts: readonly AttemptRecord[];
   readonly capabilities: RemoteCommandCapabilities;
+  /**
+   * What the session can't do although it asked for it, in one sentence: only with a
+   * transport the user forced (e.g. WebSocket v4, which can't end piped stdin).
+   */
+  readonly limitation?: string;
   /** Sends a terminal size. No-op when unsupported (see `capabilities.resize`) or for zero sizes. */
   resize(cols: number, rows: number): void;
   /** Ends stdin (SPDY FIN / v5 CLOSE). Throws an AppError when the protocol can't (WebSocket < v5). */
@@ -80,6 +85,7 @@ export class Session implements RemoteCommandSession {
     readonly attempts: readonly AttemptRecord[],
     private readonly kind: 'exec' | 'attach',
     private readonly signal: AbortSignal | undefined,
+    readonly limitation?: string,
   ) {
     if (streams.stdin !== undefined) this.stdin = streams.stdin;
     if (streams.stdout !== undefined) this.stdout = streams.stdout;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -257,6 +258,29 @@ describe('SpdySession against an in-process spdystream-like server', () => {
     expect(await sessionClosed).toBeUndefined();
     await stdinClosed;
     expect(session.closed).toBe(true);
+  });
+
+  it('handles every frame that came before the close: a short exec ends as it should', async () => {
+    // CRI-O, a command that exits at once: the reply, the status, the resets, GOAWAY and
+    // the TCP close all arrive together, while the reply's header block still inflates.
+    const { session, connection } = await start({ autoReply: false });
+    const serverSide = nextServerStream(connection);
+    const opening = session.createStream({ streamtype: 'error' });
+    const remote = await serverSide;
+    const closed = new Promise<AppError | undefined>((resolve) => session.onDidClose(resolve));
+    const socket = connection.socket as Socket;
+    socket.cork();
+    await remote.reply();
+    socket.write(encodeDataFrame(remote.id, 0, Buffer.from('{"status":"Success"}')));
+    socket.write(
+      encodeControlFrame({ type: 'rst-stream', streamId: remote.id, status: RstStatus.Cancel }),
+    );
+    connection.goAway();
+    socket.end();
+    const stream = await opening;
+    const { data } = await drain(stream);
+    expect(data.toString()).toBe('{"status":"Success"}');
+    expect(await closed).toBeUndefined();
   });
 
   it('rejects createStream when the server never answers, and resets the stream', async () => {

@@ -225,6 +225,8 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   private readonly stalled = new Set<SpdyStreamImpl>();
   /** A received header block is being inflated: the parser waits for it. */
   private decoding = false;
+  /** The socket ended or closed: the session ends once the parser is done (finishOnceParsed). */
+  private socketEnded = false;
   private socketPaused = false;
   /** _write callbacks waiting for the socket to drain (one per writing stream at most). */
   private drainWaiters: WriteCallback[] = [];
@@ -577,12 +579,25 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   }
 
   private readonly onSocketEnd = (): void => {
-    this.finishFromSocket();
+    this.socketEnded = true;
+    this.finishOnceParsed();
   };
 
   private readonly onSocketClose = (): void => {
-    this.finishFromSocket();
+    this.socketEnded = true;
+    this.finishOnceParsed();
   };
+
+  /**
+   * The connection ended: decide how once the frames it brought are handled. A header
+   * block may still be inflating, with the frames behind it (a status, GOAWAY) waiting:
+   * CRI-O sends a short exec's whole end together with its replies, and judging before
+   * reading them called a clean end a lost connection.
+   */
+  private finishOnceParsed(): void {
+    if (this.decoding && this.socketError === undefined) return;
+    this.finishFromSocket();
+  }
 
   private readonly onSocketError = (error: Error): void => {
     this.socketError ??= error;
@@ -679,6 +694,7 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
           this.decoding = false;
           this.updateReading();
           this.parser.resume();
+          if (this.socketEnded) this.finishOnceParsed();
         } catch (error) {
           this.frameFailure(error);
         }

@@ -1,11 +1,14 @@
 /**
  * A RemoteCommandSession over in-memory streams, for the faults and timings the real
  * runtimes can't be made to produce on demand. The test plays the container: it writes
- * output (with real stream backpressure), reads input, and settles the result.
+ * output (with real stream backpressure), reads input, and settles the result. And the
+ * container it stands for, as a verbose ContainerStatus.
  */
 import { PassThrough } from 'node:stream';
 import { AppError } from '../../../../shared/errors';
 import type { RemoteCommandResult, RemoteCommandSession, TransportKind } from '../../streaming';
+import type { ContainerDetail } from '../../../../shared/model';
+import { fakeContainer } from '../../services/testing/fake-node-client';
 
 export interface FakeSessionOptions {
   readonly stdin?: boolean;
@@ -94,4 +97,20 @@ export class FakeSession implements RemoteCommandSession {
     this.settled = true;
     this.resolveResult(result);
   }
+}
+
+/** A running container's verbose status, containerd's way (CRI config in the info). */
+export function fakeContainerDetail(
+  id: string,
+  overrides: Partial<ContainerDetail> = {},
+): ContainerDetail {
+  return {
+    ...fakeContainer(id, 'pod1'),
+    reason: '',
+    message: '',
+    mounts: [],
+    logPath: '',
+    info: { info: { config: { tty: true, stdin: true } } },
+    ...overrides,
+  };
 }

@@ -15,6 +15,7 @@ import {
   versionCommand,
 } from './actions';
 import { asOfText, NodeDownBanner } from './outage';
+import { updatesText } from './updates';
 
 /** What each capability means, in the words a node debugger would use. */
 const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string>> = {
@@ -31,6 +32,7 @@ const capabilityLabels: Readonly<Record<(typeof capabilityNames)[number], string
 const capabilityMarks: Readonly<Record<CapabilityState, string>> = {
   supported: '✓',
   unsupported: '—',
+  disabled: '○',
   unknown: '?',
 };
 
@@ -59,6 +61,8 @@ export function capabilityTooltip(
       return `Supported: the runtime answered ${method}.`;
     case 'unsupported':
       return `Not supported: the runtime answered ${method} with “unimplemented”.`;
+    case 'disabled':
+      return `Switched off: the runtime answers ${method} but its configuration turns it off, so Porthole does without it.`;
     case 'unknown':
       return name === 'checkpointContainer'
         ? `Unknown: Porthole never calls ${method} by itself, since it writes a checkpoint of a container. To find out, try \`${crictl}\` on the node: “unimplemented” means not supported.`
@@ -152,11 +156,7 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         {node.updates !== undefined && (
           <>
             <dt>Updates</dt>
-            <dd>
-              {node.updates === 'events'
-                ? 'Live, from the runtime’s container events'
-                : 'Polling (the runtime has no container events)'}
-            </dd>
+            <dd>{updatesText(node)}</dd>
           </>
         )}
         {node.outage !== undefined ? (

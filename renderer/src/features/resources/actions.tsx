@@ -30,6 +30,50 @@ function nodeName(model: AppModel, nodeId: string): string {
 
 const defaultGraceSeconds = 10;
 
+/** The grace period a stop gives, as typed: valid or not, and the seconds to use. */
+function useGracePeriod(): {
+  readonly text: string;
+  readonly setText: (text: string) => void;
+  readonly valid: boolean;
+  readonly seconds: number;
+} {
+  const [text, setText] = useState(String(defaultGraceSeconds));
+  const value = Number(text);
+  const valid = text.trim() !== '' && Number.isInteger(value) && value >= 0 && value <= 3600;
+  return { text, setText, valid, seconds: valid ? value : defaultGraceSeconds };
+}
+
+function GracePeriodField({
+  grace,
+  help,
+}: {
+  grace: ReturnType<typeof useGracePeriod>;
+  help: string;
+}) {
+  return (
+    <div className="field" style={{ marginTop: 10 }}>
+      <label htmlFor="grace-period">Grace period (seconds)</label>
+      <input
+        id="grace-period"
+        className="input"
+        inputMode="numeric"
+        value={grace.text}
+        aria-invalid={!grace.valid}
+        aria-describedby="grace-period-help"
+        onChange={(event) => grace.setText(event.target.value)}
+        style={{ width: 120 }}
+      />
+      <div id="grace-period-help" className={grace.valid ? 'field-help' : 'field-error'}>
+        {grace.valid ? help : 'A whole number of seconds, 0 to 3600.'}
+      </div>
+    </div>
+  );
+}
+
+/** Why a stop can take the whole grace period: said wherever one is chosen. */
+const waitedOut =
+  'A process that ignores SIGTERM (as a shell or sleep running as PID 1 does) is waited out for the whole grace period.';
+
 function StopContainerDialog({
   model,
   container,
@@ -39,10 +83,7 @@ function StopContainerDialog({
   container: ContainerRow;
   onClose: () => void;
 }) {
-  const [grace, setGrace] = useState(String(defaultGraceSeconds));
-  const seconds = Number(grace);
-  const valid = grace.trim() !== '' && Number.isInteger(seconds) && seconds >= 0 && seconds <= 3600;
-  const timeoutSeconds = valid ? seconds : defaultGraceSeconds;
+  const grace = useGracePeriod();
   return (
     <ConfirmDialog
       title={`Stop container ${container.name}?`}
@@ -52,26 +93,13 @@ function StopContainerDialog({
       command={crictlFor(model, container.nodeId, {
         kind: 'stop-container',
         id: container.id,
-        timeoutSeconds,
+        timeoutSeconds: grace.seconds,
       })}
       extra={
-        <div className="field" style={{ marginTop: 10 }}>
-          <label htmlFor="grace-period">Grace period (seconds)</label>
-          <input
-            id="grace-period"
-            className="input"
-            inputMode="numeric"
-            value={grace}
-            aria-invalid={!valid}
-            onChange={(event) => setGrace(event.target.value)}
-            style={{ width: 120 }}
-          />
-          <div className={valid ? 'field-help' : 'field-error'}>
-            {valid
-              ? 'The runtime sends SIGTERM, then SIGKILL when this runs out.'
-              : 'A whole number of seconds, 0 to 3600.'}
-          </div>
-        </div>
+        <GracePeriodField
+          grace={grace}
+          help={`The runtime sends SIGTERM, then SIGKILL when this runs out. ${waitedOut}`}
+        />
       }
       onConfirm={() =>
         runAction(
@@ -80,7 +108,7 @@ function StopContainerDialog({
             model.client.services.lifecycle.stopContainer(
               container.nodeId,
               container.id,
-              timeoutSeconds,
+              grace.seconds,
             ),
           {
             success: `Stopped ${container.name}`,
@@ -141,32 +169,55 @@ export function confirmRemoveContainer(model: AppModel, container: ContainerRow)
   });
 }
 
-export function confirmStopPod(model: AppModel, pod: PodRow): void {
-  model.ui.getState().openDialog({
-    key: `stop-pod:${pod.key}`,
-    render: (close) => (
-      <ConfirmDialog
-        title={`Stop pod ${pod.name}?`}
-        confirmLabel="Stop"
-        danger
-        onClose={close}
-        command={crictlFor(model, pod.nodeId, { kind: 'stop-pod', id: pod.id })}
-        onConfirm={() =>
-          runAction(model, () => model.client.services.lifecycle.stopPod(pod.nodeId, pod.id), {
+function StopPodDialog({
+  model,
+  pod,
+  onClose,
+}: {
+  model: AppModel;
+  pod: PodRow;
+  onClose: () => void;
+}) {
+  const grace = useGracePeriod();
+  return (
+    <ConfirmDialog
+      title={`Stop pod ${pod.name}?`}
+      confirmLabel="Stop"
+      danger
+      onClose={onClose}
+      command={crictlFor(model, pod.nodeId, { kind: 'stop-pod', id: pod.id })}
+      extra={
+        <GracePeriodField
+          grace={grace}
+          help={`Each running container gets SIGTERM, then SIGKILL when this runs out; then the pod's network is torn down. ${waitedOut}`}
+        />
+      }
+      onConfirm={() =>
+        runAction(
+          model,
+          () => model.client.services.lifecycle.stopPod(pod.nodeId, pod.id, grace.seconds),
+          {
             success: `Stopped pod ${pod.name}`,
             failure: `Could not stop pod ${pod.name}`,
             topic: `stop:${pod.key}`,
-          })
-        }
-      >
-        <p>
-          Stops pod <span className="resource-name">{pod.name}</span> in namespace {pod.namespace}{' '}
-          on {nodeName(model, pod.nodeId)}: its{' '}
-          {pod.containerCount === 1 ? 'container is' : `${pod.containerCount} containers are`}{' '}
-          killed and its network torn down.
-        </p>
-      </ConfirmDialog>
-    ),
+          },
+        )
+      }
+    >
+      <p>
+        Stops pod <span className="resource-name">{pod.name}</span> in namespace {pod.namespace} on{' '}
+        {nodeName(model, pod.nodeId)}: its{' '}
+        {pod.containerCount === 1 ? 'container is' : `${pod.containerCount} containers are`} stopped
+        and its network torn down.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+export function confirmStopPod(model: AppModel, pod: PodRow): void {
+  model.ui.getState().openDialog({
+    key: `stop-pod:${pod.key}`,
+    render: (close) => <StopPodDialog model={model} pod={pod} onClose={close} />,
   });
 }
 
@@ -195,7 +246,8 @@ export function confirmRemovePod(model: AppModel, pod: PodRow): void {
             ? ` and its ${pod.containerCount === 1 ? 'container' : `${pod.containerCount} containers`}`
             : ''}{' '}
           from {nodeName(model, pod.nodeId)}.
-          {pod.state === 'ready' && ' It is still ready: the runtime stops it first.'}
+          {pod.state === 'ready' &&
+            ' It is still ready: its containers are killed first, without a grace period.'}
         </p>
       </ConfirmDialog>
     ),

@@ -18,6 +18,11 @@ describe('starterSpec', () => {
     const spec = parse(starterSpec()) as Spec;
     expect(spec.containers[0]?.image.image).toBe('localhost/porthole/busybox:latest');
     expect(spec.pod.logDirectory).toMatch(/^\//);
+    // A pod-level PID namespace needs an infra container, which fails where the runtime
+    // may not set OOM scores (CRI-O in the lab's sandbox): a namespace per container works.
+    expect(parse(starterSpec())).toMatchObject({
+      pod: { linux: { securityContext: { namespaceOptions: { pid: 'CONTAINER' } } } },
+    });
   });
 
   it("gives the pod a cgroup of its own, in the form the node's driver wants", () => {
@@ -67,6 +72,8 @@ describe('specToCrictlConfigs', () => {
     expect(configs?.containers[0]).toMatchObject({
       log_path: 'clock/0.log',
       metadata: { name: 'clock', attempt: 0 },
+      // The pod's PID namespace mode: CRI-O refuses a container whose mode differs.
+      linux: { security_context: { namespace_options: { pid: 'CONTAINER' } } },
     });
   });
 

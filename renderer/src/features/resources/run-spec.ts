@@ -62,6 +62,10 @@ pod:
   linux:
 ${cgroupComment(node)}
     cgroupParent: ${podCgroupParent(node?.cgroupDriver?.driver, suffix)}
+    securityContext:
+      # A PID namespace per container, the kubelet's default (containers get the pod's
+      # modes). A shared one needs an infra container, which not every node can start.
+      namespaceOptions: { pid: CONTAINER }
 containers:
   - metadata:
       name: clock
@@ -137,6 +141,19 @@ export function specToCrictlConfigs(text: string): { pod: Json; containers: Json
     container.metadata = { ...meta, attempt };
     if (container.log_path === undefined && pod.log_directory !== undefined) {
       container.log_path = `${String(meta.name)}/${attempt}.log`;
+    }
+    // The pod's namespace modes, as runFromSpec gives them (CRI-O refuses a container whose
+    // PID namespace mode differs from its pod's).
+    const podNamespaces = asRecord(
+      asRecord(asRecord(pod.linux)?.security_context)?.namespace_options,
+    );
+    const linux = asRecord(container.linux) ?? {};
+    const security = asRecord(linux.security_context) ?? {};
+    if (podNamespaces !== undefined && security.namespace_options === undefined) {
+      container.linux = {
+        ...linux,
+        security_context: { ...security, namespace_options: { ...podNamespaces } },
+      };
     }
     return container;
   });

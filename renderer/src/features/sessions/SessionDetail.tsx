@@ -2,7 +2,7 @@ import type { SessionSnapshot } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { Badge } from '../../ui/Badge';
 import { useNow } from '../../ui/clock';
-import { ErrorBanner } from '../../ui/ErrorBanner';
+import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatBytes } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import { Sparkline } from '../../ui/Sparkline';
@@ -168,6 +168,9 @@ export function SessionDetail({
             <span className="muted">peak {formatBytes(Math.max(0, ...session.throughput))}/s</span>
           </div>
           <h3 className="section-title">Attempts</h3>
+          {session.limitation !== undefined && (
+            <InfoBanner tone="warn">{session.limitation}</InfoBanner>
+          )}
           <Attempts session={session} />
           {session.error !== undefined && (
             <ErrorBanner error={session.error} title="Why it failed" />

@@ -152,6 +152,15 @@ const columns: readonly Column<SessionRow>[] = [
             fallback
           </span>
         )}
+        {session.limitation !== undefined && (
+          <span
+            className="badge warn plain session-fallback"
+            title={session.limitation}
+            aria-label={`limited: ${session.limitation}`}
+          >
+            limited
+          </span>
+        )}
       </span>
     ),
   },

@@ -100,6 +100,7 @@ export function sessionRows(sessions: readonly SessionSnapshot[]): SessionRow[] 
       session.protocol ?? '',
       session.state,
       session.stateReason ?? '',
+      session.limitation ?? '',
       session.exitCode === undefined ? '' : `exit ${session.exitCode}`,
     ]
       .join(' ')

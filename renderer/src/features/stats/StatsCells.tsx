@@ -32,11 +32,17 @@ export const StatsSparkCell = memo(function StatsSparkCell({
     return () => handle.dispose();
   }, [store, nodeId]);
   const values = useStore(store, (state) => state.byNode[nodeId]?.spark[kind].get(id)?.[metric]);
+  const summed = useStore(store, (state) => state.byNode[nodeId]?.spark[kind].get(id)?.summed);
   if (values === undefined) return <span className="faint">—</span>;
   const latest = latestValue(values);
   const peak = Math.max(0, ...values.map((value) => value ?? 0));
   return (
-    <span className="stats-cell">
+    <span
+      className="stats-cell"
+      {...(summed === true && {
+        title: 'The sum of the pod’s containers: the runtime reports none for the pod itself',
+      })}
+    >
       <Sparkline
         values={values}
         width={48}
@@ -46,6 +52,7 @@ export const StatsSparkCell = memo(function StatsSparkCell({
       />
       <span className="stats-cell-value">
         {metric === 'cpu' ? formatCpu(latest) : formatMemory(latest)}
+        {summed === true && <span className="faint"> Σ</span>}
       </span>
     </span>
   );

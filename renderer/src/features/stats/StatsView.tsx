@@ -3,7 +3,7 @@ import { useStore } from 'zustand';
 import type { StatsSample } from '../../../../shared/model';
 import { useModel, useNodes, useResources } from '../../app/context';
 import { EmptyState } from '../../ui/EmptyState';
-import { ErrorBanner } from '../../ui/ErrorBanner';
+import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
 import { isFollowed } from '../nodes/nodes-store';
 import { NodeDownBanner } from '../nodes/outage';
@@ -107,7 +107,13 @@ function StatsCharts({
             : podIndex.get(resourceKey(nodeId, usage.podSandboxId));
         return { label: usage.name, sub: pod?.name ?? '' };
       }
-      return { label: usage.name, sub: usage.namespace };
+      return {
+        label: usage.name,
+        sub:
+          usage.source === 'containers'
+            ? `${usage.namespace} · sum of containers`
+            : usage.namespace,
+      };
     },
     [known, podIndex, nodeId],
   );
@@ -281,6 +287,13 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
       )}
       {kind === 'pods' && latest?.podStatsError !== undefined && (
         <ErrorBanner tone="warn" error={latest.podStatsError} />
+      )}
+      {kind === 'pods' && latest?.pods.some((pod) => pod.source === 'containers') === true && (
+        <InfoBanner>
+          {nodeName} reports no CPU or memory for pods themselves (CRI-O does not under cgroupfs),
+          so a pod’s figures here are the sum of its containers’, marked “sum of containers”: the
+          pod’s own processes are not in them.
+        </InfoBanner>
       )}
     </>
   );

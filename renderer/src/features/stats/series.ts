@@ -50,6 +50,8 @@ export function appendSamples(
 export interface SparkSeries {
   readonly cpu: readonly (number | undefined)[];
   readonly memory: readonly (number | undefined)[];
+  /** A pod's latest figures are the sum of its containers' (see PodUsage.source). */
+  readonly summed?: boolean;
 }
 
 export interface SparkIndex {
@@ -68,7 +70,7 @@ export function sparkIndex(samples: readonly StatsSample[], length: number): Spa
   const build = (kind: StatsKind): Map<string, SparkSeries> => {
     const series = new Map<
       string,
-      { cpu: (number | undefined)[]; memory: (number | undefined)[] }
+      { cpu: (number | undefined)[]; memory: (number | undefined)[]; summed?: boolean }
     >();
     recent.forEach((sample, index) => {
       const entries: readonly Usage[] = kind === 'containers' ? sample.containers : sample.pods;
@@ -84,6 +86,7 @@ export function sparkIndex(samples: readonly StatsSample[], length: number): Spa
         }
         entry.cpu[index] = usage.cpuPercent;
         entry.memory[index] = usage.memoryWorkingSetBytes;
+        if ('source' in usage) entry.summed = usage.source === 'containers';
       }
     });
     return series;
