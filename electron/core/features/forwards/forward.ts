@@ -24,7 +24,7 @@ import type {
   ForwardStateName,
   ForwardTransportInfo,
 } from '../../../../shared/model';
-import type { Dialer } from '../../base/streaming/dial';
+import type { Dialer } from '../../base/streaming';
 import {
   Bridge,
   connectPortForward,

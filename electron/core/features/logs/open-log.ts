@@ -8,7 +8,7 @@ import type { LogInfo, LogOpenRequest, LogUpdate } from '../../../../shared/mode
 import type { EventSink } from '../../../../shared/contract';
 import type { CriClient } from '../../base/cri';
 import type { SessionHandle, SessionRegistry } from '../sessions';
-import type { NodeFiles, ReadableFile } from '../../base/files/files';
+import type { NodeFiles, ReadableFile } from '../../base/files';
 import type { LogLocation } from './locate';
 import { LogSearcher } from './search';
 import { LogStore, type LogStoreOptions } from './store';
