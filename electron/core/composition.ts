@@ -1,19 +1,31 @@
 /**
- * The core, wired: real discovery, real CRI clients, real SSH connections, settings in
+ * The core's one composition root: the contract's services and events over one
+ * NodeManager, with real discovery, real CRI clients, real SSH connections and settings in
  * the user's config directory. The Electron shell and the browser-mode host both start
- * from here, so the two modes run the same services.
+ * from here, so the two modes run the same services; unit tests start here too, with the
+ * node seams (`discover`, `createClient`, `openSsh`) swapped for fakes.
  */
+import type { EventSource, ServiceHandlers } from '../../shared/contract';
+import { DisposableStore, type Disposable } from '../../shared/lifecycle';
+import { defaultConfigDir } from './base/config';
 import { discoverEndpoints } from './base/connect';
 import { CriClient } from './base/cri';
-import {
-  createCoreServices,
-  defaultConfigDir,
-  PromptBroker,
-  sshTargetOf,
-  type CoreServices,
-  type WatcherTimings,
-} from './services';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
+import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
+import { LogsServiceImpl } from './features/logs';
+import {
+  NodeManager,
+  NodesServiceImpl,
+  PromptBroker,
+  createEventSource,
+  sshTargetOf,
+  type NodeManagerOptions,
+  type WatcherTimings,
+} from './features/nodes';
+import { LifecycleServiceImpl, ResourcesServiceImpl } from './features/resources';
+import { SessionRegistry, SessionsServiceImpl, sessionsEventSource } from './features/sessions';
+import { StatsHub, statsEventSource } from './features/stats';
+import { TerminalManager, TerminalsServiceImpl, terminalEventSource } from './features/terminals';
 
 /** SSH settings for every SSH node (tests point these at their own files). */
 export type CoreSshOptions = Omit<
@@ -31,38 +43,79 @@ export interface CoreOptions {
   readonly ssh?: CoreSshOptions;
   /** How long a host key or passphrase question waits for an answer; default 5 minutes. */
   readonly promptTimeoutMs?: number;
+  /** Finds this machine's runtimes; default the real discovery. */
+  readonly discover?: NodeManagerOptions['discover'];
+  /** Makes a node's CRI client; default a real gRPC client. */
+  readonly createClient?: NodeManagerOptions['createClient'];
+  /** Opens an SSH node's connection; default a real one with the `ssh` settings. */
+  readonly openSsh?: NodeManagerOptions['openSsh'];
 }
 
-export type Core = CoreServices;
+export interface Core extends Disposable {
+  readonly services: ServiceHandlers;
+  readonly events: EventSource;
+  readonly nodes: NodeManager;
+  readonly sessions: SessionRegistry;
+}
 
 export function createCore(options: CoreOptions = {}): Core {
   const env = options.env ?? process.env;
-  const prompts = new PromptBroker({
-    ...(options.promptTimeoutMs !== undefined && { timeoutMs: options.promptTimeoutMs }),
-  });
-  const core = createCoreServices({
-    configDir: options.configDir ?? defaultConfigDir(env),
-    env,
-    discover: discoverEndpoints,
-    createClient: (clientOptions) => CriClient.create(clientOptions),
-    openSsh: (profile, { confirmHostKey, askPassphrase, signal }) =>
-      SshNodeConnection.connect({
-        ...options.ssh,
-        target: sshTargetOf(profile),
-        confirmHostKey,
-        askPassphrase,
-        signal,
-      }),
-    prompts,
-    ...(options.watcherTimings !== undefined && { watcherTimings: options.watcherTimings }),
-  });
+  const configDir = options.configDir ?? defaultConfigDir(env);
+  // Disposed newest first: the features' sessions before the registry, nodes, then the
+  // questions the nodes' connection attempts were asking.
+  const store = new DisposableStore();
+  const prompts = store.add(
+    new PromptBroker({
+      ...(options.promptTimeoutMs !== undefined && { timeoutMs: options.promptTimeoutMs }),
+    }),
+  );
+  const nodes = store.add(
+    new NodeManager({
+      configDir,
+      env,
+      discover: options.discover ?? discoverEndpoints,
+      createClient: options.createClient ?? ((clientOptions) => CriClient.create(clientOptions)),
+      openSsh:
+        options.openSsh ??
+        ((profile, { confirmHostKey, askPassphrase, signal }) =>
+          SshNodeConnection.connect({
+            ...options.ssh,
+            target: sshTargetOf(profile),
+            confirmHostKey,
+            askPassphrase,
+            signal,
+          })),
+      prompts,
+      ...(options.watcherTimings !== undefined && { watcherTimings: options.watcherTimings }),
+    }),
+  );
+  const sessions = store.add(new SessionRegistry());
+  const logs = store.add(new LogsServiceImpl(nodes, sessions));
+  const terminals = store.add(new TerminalManager({ nodes, sessions }));
+  const stats = store.add(new StatsHub(nodes));
+  const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
   // Discovery and auto-connect start at once; requests wait for them as needed.
-  core.nodes.start().catch(() => undefined);
+  nodes.start().catch(() => undefined);
   return {
-    ...core,
-    dispose: () => {
-      core.dispose();
-      prompts.dispose();
+    services: {
+      nodes: new NodesServiceImpl(nodes, forwards),
+      resources: new ResourcesServiceImpl(nodes),
+      lifecycle: new LifecycleServiceImpl(nodes),
+      sessions: new SessionsServiceImpl(sessions),
+      logs,
+      terminals: new TerminalsServiceImpl(terminals),
+      forwards: new ForwardsServiceImpl(forwards),
     },
+    events: {
+      ...createEventSource(nodes),
+      sessions: sessionsEventSource(sessions),
+      logs: logs.events,
+      terminal: terminalEventSource(terminals),
+      stats: statsEventSource(stats),
+      forwards: forwardsEventSource(forwards),
+    },
+    nodes,
+    sessions,
+    dispose: () => store.dispose(),
   };
 }

@@ -13,7 +13,7 @@ import {
 } from 'electron';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { createCore } from '../core/composition';
-import { defaultConfigDir } from '../core/services';
+import { defaultConfigDir } from '../core/base/config';
 import { appEntryUrl } from './app-origin';
 import { registerIpc } from './ipc';
 import { menuTemplate } from './menu';

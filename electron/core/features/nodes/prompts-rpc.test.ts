@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PendingPrompt } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
-import { createCoreServices, type CoreServices } from '../../services';
+import { createCore, type Core } from '../../composition';
 import { FakeNodeClient } from './testing/fake-node-client';
 import { FakeSshSession, fakeHostKey, fakeLogin } from './testing/fake-ssh-session';
 
 describe('prompts over the RPC', () => {
   let dir: string;
-  let core: CoreServices;
+  let core: Core;
   let client: RpcClient;
   let prompts: (readonly PendingPrompt[])[];
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'porthole-prompts-'));
-    core = createCoreServices({
+    core = createCore({
       configDir: dir,
       discover: () => Promise.resolve({ endpoints: [], warnings: [], sources: [] }),
       createClient: ({ endpoint }) => new FakeNodeClient(endpoint),
