@@ -39,7 +39,7 @@ import {
 import type { StreamTlsOptions } from '../../base/streaming/websocket';
 import { Backoff, sleep } from './backoff';
 import { ConnectionTable, type ConnectionRecord } from './connections';
-import { Emitter, type Event } from '../../base/emitter';
+import { Emitter, type Event } from '../../../../shared/event';
 import {
   describeIdentity,
   findReadyPod,

@@ -1,5 +1,6 @@
 import type { DiscoveryReport, EventSink, AbortSignalLike } from '../../../../shared/contract';
 import { AppError, toAppErrorData } from '../../../../shared/errors';
+import { Emitter, type Event } from '../../../../shared/event';
 import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
@@ -158,7 +159,9 @@ export class NodeManager implements Disposable {
   private readonly attempts = new Map<string, Attempt>();
   /** SSH nodes not connected: how their last connection ended, when it did. */
   private readonly sshEnds = new Map<string, SshConnectionState>();
-  private readonly listeners = new Set<(statuses: readonly NodeStatus[]) => void>();
+  private readonly changed = new Emitter<readonly NodeStatus[]>();
+  /** Every node's status, each time one changes. */
+  readonly onDidChange: Event<readonly NodeStatus[]> = this.changed.event;
   private started: Promise<void> | undefined;
   private disposed = false;
 
@@ -366,17 +369,12 @@ export class NodeManager implements Disposable {
     await this.connections.get(nodeId)?.watcher?.refreshNow();
   }
 
-  onDidChange(listener: (statuses: readonly NodeStatus[]) => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
-  }
-
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     for (const nodeId of [...this.attempts.keys()]) this.withdraw(nodeId);
     for (const nodeId of [...this.connections.keys()]) this.closeConnection(nodeId);
-    this.listeners.clear();
+    this.changed.dispose();
     if (this.ownsPrompts) this.prompts.dispose();
   }
 
@@ -817,8 +815,7 @@ export class NodeManager implements Disposable {
 
   private emit(): void {
     if (this.disposed) return;
-    const statuses = this.statuses();
-    for (const listener of [...this.listeners]) listener(statuses);
+    if (this.changed.hasListeners) this.changed.fire(this.statuses());
   }
 }
 
