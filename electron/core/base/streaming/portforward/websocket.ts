@@ -17,7 +17,8 @@ import { setMaxListeners } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { AppError, isAppError } from '../../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
+import { Emitter } from '../../../../../shared/event';
+import type { Disposable } from '../../../../../shared/lifecycle';
 import type { Dialer } from '../dial';
 import {
   MAX_MESSAGE_PAYLOAD,
@@ -81,7 +82,7 @@ export class WebSocketRemoteConnection implements RemoteConnection {
   private failure: AppError | undefined;
   private closedLocally = false;
   private paused = false;
-  private readonly closeListeners = new Set<() => void>();
+  private readonly didClose = new Emitter<void>();
 
   constructor(
     private readonly ws: WebSocket,
@@ -120,8 +121,7 @@ export class WebSocketRemoteConnection implements RemoteConnection {
 
   /** Called once when the socket is gone. */
   onDidClose(listener: () => void): Disposable {
-    this.closeListeners.add(listener);
-    return toDisposable(() => this.closeListeners.delete(listener));
+    return this.didClose.event(listener);
   }
 
   /** Fails the connection with `error` and closes the socket. */
@@ -234,9 +234,8 @@ export class WebSocketRemoteConnection implements RemoteConnection {
       else this.readable.push(null);
     }
     this.writable.destroy();
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const listener of listeners) listener();
+    this.didClose.fire();
+    this.didClose.dispose();
   }
 }
 
@@ -284,7 +283,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
   private negotiated: string = WEBSOCKET_PORT_FORWARD_PROTOCOLS[0] ?? '';
   private readonly live = new Set<WebSocketRemoteConnection>();
   private readonly controller = new AbortController();
-  private readonly closeListeners = new Set<(error?: AppError) => void>();
+  private readonly didClose = new Emitter<AppError | undefined>();
   private isClosed = false;
 
   constructor(private readonly options: WebSocketTransportOptions) {
@@ -326,8 +325,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
   }
 
   onDidClose(listener: (error?: AppError) => void): Disposable {
-    this.closeListeners.add(listener);
-    return toDisposable(() => this.closeListeners.delete(listener));
+    return this.didClose.event(listener);
   }
 
   dispose(): void {
@@ -336,8 +334,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
     this.controller.abort();
     for (const connection of [...this.live]) connection.close();
     this.live.clear();
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const listener of listeners) listener();
+    this.didClose.fire(undefined);
+    this.didClose.dispose();
   }
 }
