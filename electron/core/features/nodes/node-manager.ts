@@ -25,7 +25,7 @@ import { ResourceWatcher, type WatcherTimings } from './index';
 import { ProfileStore } from './profile-store';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
 import { watchSocketCreated } from './socket-watch';
-import { sshAddress, sshConnectionKey, type OpenSsh, type SshSession } from './ssh';
+import { sshAddress, sshConnectionKey, type OpenSsh, type SshConnection } from './ssh';
 
 /** The parts of a CriClient the services use; tests substitute fakes. */
 export type NodeClient = Pick<
@@ -93,7 +93,7 @@ export function discoveredNodeId(endpoint: string): string {
 interface Connection {
   readonly client: NodeClient;
   /** SSH nodes: the connection the client's socket is bridged through. */
-  readonly ssh: SshSession | undefined;
+  readonly ssh: SshConnection | undefined;
   sshState: SshConnectionState | undefined;
   /** Aborted on close: withdraws any question a reconnect is still asking. */
   readonly lifetime: AbortController;
@@ -335,7 +335,7 @@ export class NodeManager implements Disposable {
    * How a connected node's files are reached: its SSH connection, or undefined for a node
    * on this machine (read with node:fs).
    */
-  sshSession(nodeId: string): SshSession | undefined {
+  sshConnection(nodeId: string): SshConnection | undefined {
     const connection = this.connections.get(nodeId);
     if (connection === undefined) {
       const entry = this.entry(nodeId);
@@ -552,7 +552,7 @@ export class NodeManager implements Disposable {
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.attempts.set(nodeId, attempt);
-    let ssh: SshSession | undefined;
+    let ssh: SshConnection | undefined;
     let client: NodeClient | undefined;
     try {
       const profile = entry.profile;
@@ -636,7 +636,7 @@ export class NodeManager implements Disposable {
     entry: NodeEntry,
     profile: SshNodeProfile,
     attempt: Attempt,
-  ): Promise<SshSession> {
+  ): Promise<SshConnection> {
     const openSsh = this.options.openSsh;
     if (openSsh === undefined) {
       throw new AppError({

@@ -6,7 +6,7 @@ import type { PendingPrompt } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
 import { createCore, type Core } from '../../composition';
 import { FakeNodeClient } from './testing/fake-node-client';
-import { FakeSshSession, fakeHostKey, fakeLogin } from './testing/fake-ssh-session';
+import { FakeSshConnection, fakeHostKey, fakeLogin } from './testing/fake-ssh-connection';
 
 describe('prompts over the RPC', () => {
   let dir: string;
@@ -25,7 +25,7 @@ describe('prompts over the RPC', () => {
           hostKey: fakeHostKey,
           passphrase: 'open sesame',
         });
-        return new FakeSshSession('unix:///tmp/fake-ssh/cri.sock');
+        return new FakeSshConnection('unix:///tmp/fake-ssh/cri.sock');
       },
     });
     // JSON copies, as the WebSocket of browser mode does.

@@ -2,10 +2,10 @@ import { AppError } from '../../../../../shared/errors';
 import { Emitter, type Event } from '../../../../../shared/event';
 import type { HostKeyPrompt, SshConnectionState } from '../../../../../shared/model';
 import type { Dialer } from '../../../base/streaming';
-import type { OpenSshOptions, SshSession } from '..';
+import type { OpenSshOptions, SshConnection } from '..';
 
 /** An SSH connection that exists only in memory: the test drives its state. */
-export class FakeSshSession implements SshSession {
+export class FakeSshConnection implements SshConnection {
   state: SshConnectionState = { state: 'connected', since: 1 };
   disposed = false;
   readonly runtimeSocketPath = '/run/containerd/containerd.sock';
