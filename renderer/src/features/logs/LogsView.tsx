@@ -15,7 +15,7 @@ import {
   type LogsController,
   type LogTarget,
   type StreamChoice,
-} from './logs-store';
+} from './logs-controller';
 import './logs.css';
 
 const tailChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
