@@ -94,7 +94,7 @@ function DiscoveryOutcome({
           </>
         )}
         {count === 0 && (
-          <ul className="discovery-places list-plain">
+          <ul className="discovery-places">
             {summary.lookedAt.map((place) => (
               <li key={place.where}>
                 <code>{place.where}</code> <span className="muted">— {place.outcome}</span>
