@@ -3,6 +3,7 @@ import type { NodeStatus } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
 import { nodeTopic, runAction } from '../../app/model';
 import { Dialog } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import { withPending } from './nodes-store';
 import {
   draftFromStatus,
@@ -67,21 +68,37 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
     input: ReactElement,
     help?: string,
   ): ReactElement => {
-    const error = errorFor(id);
     return (
-      <div className="field">
-        <label htmlFor={`node-${id}`}>{label}</label>
+      <Field
+        id={`node-${id}`}
+        label={label}
+        help={help}
+        error={errorFor(id)}
+        errorId={`node-${id}-error`}
+      >
         {input}
-        {error !== undefined ? (
-          <div className="field-error" id={`node-${id}-error`} role="alert">
-            {error}
-          </div>
-        ) : (
-          help !== undefined && <div className="field-help">{help}</div>
-        )}
-      </div>
+      </Field>
     );
   };
+
+  /** An SSH setting that takes any text (nothing to validate): user, identity, jump hosts. */
+  const freeText = (
+    id: string,
+    label: string,
+    text: { value: string; placeholder: string; mono?: boolean; help?: string },
+    onChange: (value: string) => void,
+  ): ReactElement => (
+    <Field id={`node-${id}`} label={label} help={text.help}>
+      <input
+        id={`node-${id}`}
+        className={text.mono === true ? 'input mono' : 'input'}
+        value={text.value}
+        placeholder={text.placeholder}
+        spellCheck={false}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    </Field>
+  );
 
   const inputProps = (id: ProfileField) => ({
     id: `node-${id}`,
@@ -161,19 +178,13 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
             />,
             'A host name, an address, or an alias from ~/.ssh/config (its User, Port, IdentityFile and ProxyJump apply).',
           )}
-        {ssh && (
-          <div className="field">
-            <label htmlFor="node-user">User</label>
-            <input
-              id="node-user"
-              className="input"
-              value={draft.user}
-              placeholder="from ~/.ssh/config"
-              spellCheck={false}
-              onChange={(event) => update({ user: event.target.value })}
-            />
-          </div>
-        )}
+        {ssh &&
+          freeText(
+            'user',
+            'User',
+            { value: draft.user, placeholder: 'from ~/.ssh/config' },
+            (user) => update({ user }),
+          )}
         {ssh &&
           field(
             'port',
@@ -186,35 +197,29 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
               onChange={(event) => update({ port: event.target.value })}
             />,
           )}
-        {ssh && (
-          <div className="field">
-            <label htmlFor="node-identity">Identity file</label>
-            <input
-              id="node-identity"
-              className="input mono"
-              value={draft.identityFile}
-              placeholder="~/.ssh/id_ed25519 (or the agent's keys)"
-              spellCheck={false}
-              onChange={(event) => update({ identityFile: event.target.value })}
-            />
-            <div className="field-help">
-              Tried before the config&apos;s keys. An encrypted key asks for its passphrase.
-            </div>
-          </div>
-        )}
-        {ssh && (
-          <div className="field">
-            <label htmlFor="node-jump">Jump hosts</label>
-            <input
-              id="node-jump"
-              className="input mono"
-              value={draft.proxyJump}
-              placeholder="bastion, or user@jump1,jump2:2222"
-              spellCheck={false}
-              onChange={(event) => update({ proxyJump: event.target.value })}
-            />
-          </div>
-        )}
+        {ssh &&
+          freeText(
+            'identity',
+            'Identity file',
+            {
+              value: draft.identityFile,
+              placeholder: "~/.ssh/id_ed25519 (or the agent's keys)",
+              mono: true,
+              help: "Tried before the config's keys. An encrypted key asks for its passphrase.",
+            },
+            (identityFile) => update({ identityFile }),
+          )}
+        {ssh &&
+          freeText(
+            'jump',
+            'Jump hosts',
+            {
+              value: draft.proxyJump,
+              placeholder: 'bastion, or user@jump1,jump2:2222',
+              mono: true,
+            },
+            (proxyJump) => update({ proxyJump }),
+          )}
         {field(
           'endpoint',
           ssh ? 'Runtime socket on the node' : 'Runtime endpoint',

@@ -3,7 +3,8 @@ import { toAppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
-import { nodeOptionLabel } from '../nodes/nodes-store';
+import { Field } from '../../ui/Field';
+import { NodeOptions } from '../nodes/NodeLabel';
 import { forwardsOf, withPending } from './store';
 
 /**
@@ -69,8 +70,7 @@ export function MoveForwardDialog({
       {nodes.length === 0 ? (
         <p className="muted">There is no other node. Add one on the Nodes page first.</p>
       ) : (
-        <div className="field">
-          <label htmlFor={`${id}-node`}>Node</label>
+        <Field id={`${id}-node`} label="Node">
           <select
             id={`${id}-node`}
             className="select"
@@ -78,13 +78,9 @@ export function MoveForwardDialog({
             value={nodeId}
             onChange={(event) => setNodeId(event.target.value)}
           >
-            {nodes.map((node) => (
-              <option key={node.nodeId} value={node.nodeId}>
-                {nodeOptionLabel(node)}
-              </option>
-            ))}
+            <NodeOptions nodes={nodes} />
           </select>
-        </div>
+        </Field>
       )}
     </Dialog>
   );

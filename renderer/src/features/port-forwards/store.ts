@@ -70,6 +70,15 @@ export function forwardsOf(model: AppModel): ForwardsFeature {
   return model.featureState(forwardsState);
 }
 
+/** Ticks or unticks one forward for an action on many. */
+export function toggleChecked(feature: ForwardsFeature, key: string): void {
+  feature.store.setState((state) => {
+    const checked = new Set(state.checked);
+    if (!checked.delete(key)) checked.add(key);
+    return { checked };
+  });
+}
+
 /** Runs an operation on one forward with its pending flag set, whatever the outcome. */
 export async function withPending<T>(
   feature: ForwardsFeature,
