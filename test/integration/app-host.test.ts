@@ -170,6 +170,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('streams a reset, then a delta for a pod created outside Porthole and its removal', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe(
         'resources',
@@ -217,6 +218,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('runs a pod from a YAML spec (creating its log directory), validates bad ones, stops it with a grace that a SIGTERM-ignoring PID 1 waits out, and removes it', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe('resources', { nodeId }, recorder.push);
       try {
@@ -266,6 +268,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('ends subscriptions with an AppError when the node disconnects', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const ended = new Promise<AppError>((resolve) =>
         client.subscribe('resources', { nodeId }, recorder.push, resolve),

@@ -516,13 +516,14 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       }
     });
 
-    it('re-establishes a dropped SPDY session; new connections wait, or are refused in time', async () => {
+    /**
+     * A forward whose SPDY sessions the test can drop, holding the next dial until it lets
+     * it through; connections wait `connectionWaitMs` for a session.
+     */
+    async function droppableForward(connectionWaitMs: number) {
       const sessions: Duplex[] = [];
       let gate: Promise<void> | undefined;
       let openGate = (): void => undefined;
-      const closeGate = (): void => {
-        gate = new Promise((done) => (openGate = done));
-      };
       const dialer: Dialer = async (host, port, signal) => {
         if (gate !== undefined) await gate;
         const socket = await directDialer(host, port, signal);
@@ -532,49 +533,72 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const supervisor = new ForwardSupervisor({
         runtime: client,
         dialer,
-        timing: { ...timing, connectionWaitMs: 1500 },
+        timing: { ...timing, connectionWaitMs },
       });
-      try {
-        const { id, ports } = await supervisor.start({
-          target: webTarget,
-          ports: [{ localPort: 0, remotePort: 8080 }],
-          transport: 'spdy',
-        });
-        const port = ports[0]?.localPort ?? 0;
-        const drop = async (): Promise<void> => {
-          closeGate();
+      const { id, ports } = await supervisor.start({
+        target: webTarget,
+        ports: [{ localPort: 0, remotePort: 8080 }],
+        transport: 'spdy',
+      });
+      const port = ports[0]?.localPort ?? 0;
+      return {
+        supervisor,
+        id,
+        port,
+        /** Drops the session; the next one waits for `reconnect`. */
+        async drop(): Promise<void> {
+          gate = new Promise((done) => (openGate = done));
           for (const socket of sessions.splice(0)) socket.destroy();
           const snapshot = await supervisor.waitFor(id, ['reconnecting'], 5000);
           expect(snapshot.state.reason).toMatch(/session .* lost/);
           expect(snapshot.ports[0]?.localPort).toBe(port);
-        };
+        },
+        reconnect: (): void => openGate(),
+        dispose(): void {
+          openGate();
+          supervisor.dispose();
+        },
+      };
+    }
 
-        // A connection made while the session is down waits for the new one.
-        await drop();
-        const waiting = http(port, { path: '/small' });
+    it('re-establishes a dropped SPDY session; a new connection waits for it', async () => {
+      // Waiting long enough for any machine to reconnect.
+      const forward = await droppableForward(30_000);
+      try {
+        await forward.drop();
+        const waiting = http(forward.port, { path: '/small' });
         await eventually(() => {
-          if (connection(supervisor.get(id), 8080, 'waiting') === undefined)
+          if (connection(forward.supervisor.get(forward.id), 8080, 'waiting') === undefined)
             throw new Error('none');
         });
-        openGate();
+        forward.reconnect();
         expect((await waiting).sha256).toBe(smallSha);
-        expect(supervisor.get(id)?.state.name).toBe('active');
-
-        // One that waits longer than connectionWaitMs is refused, and says why.
-        await drop();
-        const refusedAt = Date.now();
-        await expect(http(port, { path: '/small' })).rejects.toMatchObject({ code: 'ECONNRESET' });
-        expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(1400);
-        expect(connection(supervisor.get(id), 8080, 'failed')?.error).toMatchObject({
-          message: 'The connection was refused: the forward has no pod to send it to right now.',
-          detail: expect.stringContaining('waited 1500 ms') as string,
-        });
-        openGate();
-        await supervisor.waitFor(id, ['active'], 10_000);
-        expect((await http(port, { path: '/small' })).sha256).toBe(smallSha);
+        expect(forward.supervisor.get(forward.id)?.state.name).toBe('active');
       } finally {
-        openGate();
-        supervisor.dispose();
+        forward.dispose();
+      }
+    });
+
+    it('refuses a connection that waited longer than connectionWaitMs, and says why', async () => {
+      const forward = await droppableForward(1500);
+      try {
+        await forward.drop();
+        const refusedAt = Date.now();
+        await expect(http(forward.port, { path: '/small' })).rejects.toMatchObject({
+          code: 'ECONNRESET',
+        });
+        expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(1400);
+        expect(connection(forward.supervisor.get(forward.id), 8080, 'failed')?.error).toMatchObject(
+          {
+            message: 'The connection was refused: the forward has no pod to send it to right now.',
+            detail: expect.stringContaining('waited 1500 ms') as string,
+          },
+        );
+        forward.reconnect();
+        await forward.supervisor.waitFor(forward.id, ['active'], 10_000);
+        expect((await http(forward.port, { path: '/small' })).sha256).toBe(smallSha);
+      } finally {
+        forward.dispose();
       }
     });
 
@@ -705,7 +729,7 @@ const open = (port) => new Promise((done) => {
   sockets.push(socket);
 });
 for (const transport of ['spdy', 'websocket']) {
-  const { ports } = await supervisor.start({
+  const { id, ports } = await supervisor.start({
     target: { kind: 'pod', namespace, name },
     ports: [{ localPort: 0, remotePort: 8080 }, { localPort: 0, remotePort: 8081 }],
     transport,
@@ -716,7 +740,12 @@ for (const transport of ['spdy', 'websocket']) {
   await new Promise((resolve) => done.on('close', resolve).resume());
   (await open(ports[0].localPort)).write('GET /id HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
   (await open(ports[1].localPort)).write('hello');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Stopped only once the forward has the open one and the refused one.
+  for (;;) {
+    const metrics = supervisor.get(id)?.metrics;
+    if (metrics !== undefined && metrics.openConnections >= 1 && metrics.failedConnections >= 1) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 supervisor.dispose();
 client.dispose();

@@ -75,6 +75,25 @@ describe('toCriError', () => {
     expect(notFound.detail).toBe('ContainerStatus: NOT_FOUND');
   });
 
+  it('reports our deadline when the runtime reset the call as it expired', () => {
+    // What grpc-js says when the runtime's copy of the deadline fires before ours.
+    const reset = serviceError(status.CANCELLED, 'Call cancelled');
+    const expired = toCriError(reset, { ...context, method: 'ExecSync', elapsedMs: 2_004 });
+    expect(expired.code).toBe('deadline-exceeded');
+    expect(expired.message).toContain('did not answer ExecSync within 2 s');
+    // Cancelled by the caller, or before the deadline: a cancel.
+    const aborted = { ...context, elapsedMs: 2_004, aborted: true };
+    expect(toCriError(reset, aborted).code).toBe('cancelled');
+    expect(toCriError(reset, { ...context, elapsedMs: 300 }).code).toBe('cancelled');
+    // containerd 1.6's words for the same race.
+    const broken = serviceError(
+      status.UNKNOWN,
+      'failed to exec in container: failed to kill exec "4508": context deadline exceeded: unknown',
+    );
+    expect(toCriError(broken, { ...context, elapsedMs: 2_038 }).code).toBe('deadline-exceeded');
+    expect(toCriError(broken, { ...context, elapsedMs: 40 }).code).toBe('unknown');
+  });
+
   it("keeps the runtime's words when the runtime itself reports a deadline", () => {
     const error = toCriError(
       serviceError(status.DEADLINE_EXCEEDED, 'failed to exec in container: timeout 1s exceeded'),

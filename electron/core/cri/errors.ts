@@ -77,13 +77,19 @@ export function toCriError(error: unknown, context: CallContext): AppError {
   }
   // The runtime also answers DEADLINE_EXCEEDED for its own timeouts (an ExecSync
   // command that ran too long); only a call that used up our deadline is "no answer".
-  const ourDeadline =
-    context.elapsedMs === undefined || context.elapsedMs >= context.timeoutMs - 50;
-  // CRI-O ends a call whose deadline passed with CANCELLED, which may reach us before our
-  // own timer: nobody cancelled it, the deadline passed.
-  const cancelledByDeadline =
-    error.code === GrpcStatus.CANCELLED && context.aborted === false && ourDeadline;
-  if ((error.code === GrpcStatus.DEADLINE_EXCEEDED || cancelledByDeadline) && ourDeadline) {
+  const usedUp = context.elapsedMs !== undefined && context.elapsedMs >= context.timeoutMs - 50;
+  const ourDeadline = context.elapsedMs === undefined || usedUp;
+  // gRPC hands our deadline to the runtime, whose copy expires at the same moment, and its
+  // answer may reach us before our own timer: containerd 2 and CRI-O end the call with
+  // CANCELLED, containerd 1.6 may answer with whatever its expired context broke (UNKNOWN
+  // "failed to kill exec …: context deadline exceeded"). With nobody cancelling, once the
+  // deadline is used up, that is our deadline.
+  const runtimeGaveUp =
+    usedUp &&
+    context.aborted !== true &&
+    (error.code === GrpcStatus.CANCELLED ||
+      /\bcontext (deadline exceeded|canceled)\b/.test(details));
+  if ((error.code === GrpcStatus.DEADLINE_EXCEEDED && ourDeadline) || runtimeGaveUp) {
     return new AppError(
       {
         code: 'deadline-exceeded',

@@ -1,4 +1,4 @@
-import { useMemo, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import { useModel } from '../../app/context';
 import { Button } from '../../ui/Button';
@@ -102,6 +102,12 @@ export function SessionsView() {
   const ended = all.filter((row) => !row.live).length;
   const selection = useStoredSelection(feature.store);
   const selected = all.find((row) => row.key === selection.key);
+
+  // Opening the monitor shows the counters as they are now, not as of the last tick.
+  useEffect(() => {
+    feature.refresh();
+  }, [feature]);
+
   const onKeyDown = (event: KeyboardEvent): void => {
     if (event.key === 'Escape') selection.close();
     if (event.key === 'Delete' && selected?.session.killable === true) {
