@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes, useResources } from '../../app/context';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { Button } from '../../ui/Button';
@@ -376,19 +376,12 @@ export function ForwardDialog({
       onClose={onClose}
       onSubmit={() => void create()}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className="btn btn-primary"
-            disabled={creating || pod === undefined}
-          >
-            {creating && <span className="spinner" />}
-            {creating ? 'Starting…' : 'Start forward'}
-          </button>
-        </>
+        <FormActions
+          submitLabel={creating ? 'Starting…' : 'Start forward'}
+          onCancel={onClose}
+          disabled={creating || pod === undefined}
+          working={creating}
+        />
       }
     >
       <div className="form-grid forward-form">

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { toAppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
 import { NodeOptions } from '../nodes/NodeLabel';
 import { forwardsOf, withPending } from './store';
@@ -51,16 +51,7 @@ export function MoveForwardDialog({
       title={`Move ${entry.name} to another node`}
       onClose={onClose}
       onSubmit={move}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={target === undefined}>
-            Move
-          </button>
-        </>
-      }
+      footer={<FormActions submitLabel="Move" onCancel={onClose} disabled={target === undefined} />}
     >
       <p>
         It is on <span className="resource-name">{nodeName}</span>. Its name, ports and saving stay

@@ -6,7 +6,7 @@ import type {
 } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { isAppError, type PortholeClient } from '../../platform';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
 import { usePendingPrompts } from './use-pending-prompts';
 
@@ -178,12 +178,12 @@ function PassphraseQuestion({
       footer={
         <>
           <Waiting count={waiting} />
-          <button type="button" className="btn" disabled={busy} onClick={cancel}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy || passphrase === ''}>
-            Unlock
-          </button>
+          <FormActions
+            submitLabel="Unlock"
+            onCancel={cancel}
+            disabled={busy || passphrase === ''}
+            cancelDisabled={busy}
+          />
         </>
       }
     >

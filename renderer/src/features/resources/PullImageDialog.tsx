@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { useModel, useNodes } from '../../app/context';
 import { CopyButton } from '../../app/CopyButton';
 import { runAction } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
 import { crictlFor } from './actions';
 import { defaultNodeId, NodePicker } from './NodePicker';
@@ -70,15 +70,12 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
       onClose={cancel}
       onSubmit={() => void pull()}
       footer={
-        <>
-          <button type="button" className="btn" onClick={cancel}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={pulling}>
-            {pulling && <span className="spinner" />}
-            {pulling ? 'Pulling…' : 'Pull'}
-          </button>
-        </>
+        <FormActions
+          submitLabel={pulling ? 'Pulling…' : 'Pull'}
+          onCancel={cancel}
+          disabled={pulling}
+          working={pulling}
+        />
       }
     >
       <div className="form-grid">

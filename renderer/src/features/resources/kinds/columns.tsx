@@ -5,13 +5,14 @@
 import { StateBadge } from '../../../ui/Badge';
 import type { Column } from '../../../ui/table/VirtualTable';
 import { NodeLabel } from '../../nodes/NodeLabel';
+import { statsColumns } from '../../stats/columns';
 import { Age } from '../cells';
-import { shortId } from '../model';
+import { shortId, type ContainerRow, type PodRow } from '../model';
 
 /** Minimum width and share of the spare width: what differs between kinds' columns. */
 type Size = Pick<Column<unknown>, 'width' | 'grow'>;
 
-export function nameColumn<Row extends { readonly name: string }>(size: Size): Column<Row> {
+function nameColumn<Row extends { readonly name: string }>(size: Size): Column<Row> {
   return {
     id: 'name',
     header: 'Name',
@@ -25,9 +26,7 @@ export function nameColumn<Row extends { readonly name: string }>(size: Size): C
   };
 }
 
-export function namespaceColumn<Row extends { readonly namespace: string }>(
-  size: Size,
-): Column<Row> {
+function namespaceColumn<Row extends { readonly namespace: string }>(size: Size): Column<Row> {
   return {
     id: 'namespace',
     priority: 35,
@@ -38,7 +37,7 @@ export function namespaceColumn<Row extends { readonly namespace: string }>(
   };
 }
 
-export function stateColumn<Row extends { readonly state: string }>(): Column<Row> {
+function stateColumn<Row extends { readonly state: string }>(): Column<Row> {
   return {
     id: 'state',
     header: 'State',
@@ -64,7 +63,7 @@ export function idColumn<Row extends { readonly id: string }>(): Column<Row> {
 }
 
 /** Attempt, age and id: the last columns of pods and containers alike. */
-export function lifecycleColumns<
+function lifecycleColumns<
   Row extends { readonly id: string; readonly attempt: number; readonly createdAt: number },
 >(): readonly Column<Row>[] {
   return [
@@ -117,4 +116,34 @@ export function withAndWithoutNode<Row extends { readonly nodeId: string }>(
     plain: columns,
     withNode: [...columns.slice(0, at), nodeColumn<Row>(), ...columns.slice(at)],
   };
+}
+
+/**
+ * A pod's or container's columns, in the order both tables share: name, namespace, state,
+ * CPU and memory, the lifecycle columns last (the Node column before the id). A kind
+ * names its sizes and slots in the few columns only it has.
+ */
+export function workloadColumns<Row extends PodRow | ContainerRow>(
+  kind: 'pods' | 'containers',
+  layout: {
+    readonly name: Size;
+    readonly namespace: Size;
+    readonly afterName?: readonly Column<Row>[];
+    readonly afterNamespace?: readonly Column<Row>[];
+    readonly afterStats?: readonly Column<Row>[];
+  },
+): ReturnType<typeof withAndWithoutNode<Row>> {
+  return withAndWithoutNode<Row>(
+    [
+      nameColumn<Row>(layout.name),
+      ...(layout.afterName ?? []),
+      namespaceColumn<Row>(layout.namespace),
+      ...(layout.afterNamespace ?? []),
+      stateColumn<Row>(),
+      ...statsColumns<Row>(kind),
+      ...(layout.afterStats ?? []),
+      ...lifecycleColumns<Row>(),
+    ],
+    1,
+  );
 }

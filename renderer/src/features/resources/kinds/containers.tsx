@@ -5,25 +5,17 @@ import { StateBadge } from '../../../ui/Badge';
 import { Button } from '../../../ui/Button';
 import { StaticTable, type StaticColumn } from '../../../ui/table/StaticTable';
 import { Prop, Props, Section } from '../../../ui/view/detail-parts';
-import { statsColumns } from '../../stats/columns';
 import { confirmRemoveContainer, confirmStopContainer } from '../actions';
 import { NodeName, PodLink } from '../cells';
 import { shortId, type ContainerRow } from '../model';
 import { showPod } from '../navigation';
-import {
-  lifecycleColumns,
-  nameColumn,
-  namespaceColumn,
-  stateColumn,
-  withAndWithoutNode,
-} from './columns';
-import type { ResourceKindView } from './kind';
-import { workloadTraits } from './workloads';
-import { ContributedActions, CrictlCopy, IdValue, Metadata, OrNone, Timestamp } from './parts';
+import { workloadColumns } from './columns';
+import { WorkloadActions, workloadKind } from './workloads';
+import { IdValue, Metadata, OrNone, Timestamp } from './parts';
 
-const columns = withAndWithoutNode<ContainerRow>(
-  [
-    nameColumn({ width: 130, grow: 1.6 }),
+const columns = workloadColumns<ContainerRow>('containers', {
+  name: { width: 130, grow: 1.6 },
+  afterName: [
     {
       id: 'pod',
       priority: 45,
@@ -33,7 +25,9 @@ const columns = withAndWithoutNode<ContainerRow>(
       sortable: true,
       render: (row) => <PodLink podKey={row.podKey} name={row.podName} />,
     },
-    namespaceColumn({ width: 90, grow: 1 }),
+  ],
+  namespace: { width: 90, grow: 1 },
+  afterNamespace: [
     {
       id: 'image',
       priority: 40,
@@ -47,12 +41,8 @@ const columns = withAndWithoutNode<ContainerRow>(
         </span>
       ),
     },
-    stateColumn(),
-    ...statsColumns<ContainerRow>('containers'),
-    ...lifecycleColumns<ContainerRow>(),
   ],
-  1,
-);
+});
 
 type Mount = ContainerDetail['mounts'][number];
 
@@ -79,37 +69,25 @@ const mountColumns: readonly StaticColumn<Mount>[] = [
 
 function ContainerActions({ row: container }: { row: ContainerRow }) {
   const model = useModel();
-  const contributed = useResourceActions().containers;
-  const { nodeId, id } = container;
+  const { id } = container;
   return (
-    <>
-      <ContributedActions row={container} actions={contributed} />
-      <Button small icon="pods" onClick={() => showPod(model, container.podKey)}>
-        Pod
-      </Button>
-      <Button
-        small
-        icon="stop"
-        disabled={container.state !== 'running'}
-        onClick={() => confirmStopContainer(model, container)}
-      >
-        Stop
-      </Button>
-      <Button small icon="trash" onClick={() => confirmRemoveContainer(model, container)}>
-        Remove
-      </Button>
-      <CrictlCopy
-        nodeId={nodeId}
-        action={{ kind: 'inspect-container', id }}
-        label="crictl inspect"
-      />
-      <CrictlCopy nodeId={nodeId} action={{ kind: 'logs', id }} label="crictl logs" />
-      <CrictlCopy
-        nodeId={nodeId}
-        action={{ kind: 'exec', id, command: ['sh'] }}
-        label="crictl exec"
-      />
-    </>
+    <WorkloadActions
+      row={container}
+      contributed={useResourceActions().containers}
+      related={
+        <Button small icon="pods" onClick={() => showPod(model, container.podKey)}>
+          Pod
+        </Button>
+      }
+      running={container.state === 'running'}
+      onStop={() => confirmStopContainer(model, container)}
+      onRemove={() => confirmRemoveContainer(model, container)}
+      crictl={[
+        { action: { kind: 'inspect-container', id }, label: 'crictl inspect' },
+        { action: { kind: 'logs', id }, label: 'crictl logs' },
+        { action: { kind: 'exec', id, command: ['sh'] }, label: 'crictl exec' },
+      ]}
+    />
   );
 }
 
@@ -203,8 +181,7 @@ function ContainerBody({ row: container, detail }: { row: ContainerRow; detail: 
   );
 }
 
-export const containerKind: ResourceKindView<'containers'> = {
-  kind: 'containers',
+export const containerKind = workloadKind('containers', {
   title: 'Containers',
   one: 'Container',
   nouns: ['container', 'containers'],
@@ -212,5 +189,4 @@ export const containerKind: ResourceKindView<'containers'> = {
   columns,
   Actions: ContainerActions,
   Body: ContainerBody,
-  ...workloadTraits<ContainerRow>('containers'),
-};
+});

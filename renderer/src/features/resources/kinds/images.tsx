@@ -3,7 +3,6 @@ import { useMemo } from 'react';
 import type { Image } from '../../../../../shared/model';
 import { useModel } from '../../../app/context';
 import { Badge } from '../../../ui/Badge';
-import { Button } from '../../../ui/Button';
 import { formatBytes, plural } from '../../../ui/format';
 import { Prop, Props, Section } from '../../../ui/view/detail-parts';
 import { confirmRemoveImage } from '../actions';
@@ -13,7 +12,7 @@ import { useAllRows } from '../use-rows';
 import { idColumn, withAndWithoutNode } from './columns';
 import { PullImageButton } from './create';
 import type { ResourceKindView } from './kind';
-import { ContainerLinks, CrictlCopy, IdValue } from './parts';
+import { ContainerLinks, CrictlCopy, IdValue, RemoveButton } from './parts';
 
 const columns = withAndWithoutNode<ImageRow>([
   {
@@ -77,9 +76,7 @@ function ImageActions({ row: image }: { row: ImageRow }) {
   const model = useModel();
   return (
     <>
-      <Button small icon="trash" onClick={() => confirmRemoveImage(model, image)}>
-        Remove
-      </Button>
+      <RemoveButton onRemove={() => confirmRemoveImage(model, image)} />
       <CrictlCopy
         nodeId={image.nodeId}
         action={{ kind: 'inspect-image', ref: image.id }}

@@ -160,6 +160,15 @@ export function ContributedActions<Row>({
   });
 }
 
+/** Removes the open row (after the kind's own confirmation). */
+export function RemoveButton({ onRemove }: { onRemove: () => void }) {
+  return (
+    <Button small icon="trash" onClick={onRemove}>
+      Remove
+    </Button>
+  );
+}
+
 /** Copies the crictl command that does what the pane shows, on the row's node. */
 export function CrictlCopy({
   nodeId,

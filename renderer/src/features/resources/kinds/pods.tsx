@@ -5,37 +5,19 @@ import { useModel, useResourceActions } from '../../../app/context';
 import { StateBadge } from '../../../ui/Badge';
 import { Button } from '../../../ui/Button';
 import { Prop, Props, Section } from '../../../ui/view/detail-parts';
-import { statsColumns } from '../../stats/columns';
 import { confirmRemovePod, confirmStopPod } from '../actions';
 import { NodeName } from '../cells';
 import type { PodRow } from '../model';
 import { showPodContainers } from '../navigation';
 import { useAllRows } from '../use-rows';
-import {
-  lifecycleColumns,
-  nameColumn,
-  namespaceColumn,
-  stateColumn,
-  withAndWithoutNode,
-} from './columns';
-import type { ResourceKindView } from './kind';
-import { workloadTraits } from './workloads';
-import {
-  ContainerLinks,
-  ContributedActions,
-  CrictlCopy,
-  IdValue,
-  Metadata,
-  OrNone,
-  Timestamp,
-} from './parts';
+import { workloadColumns } from './columns';
+import { WorkloadActions, workloadKind } from './workloads';
+import { ContainerLinks, IdValue, Metadata, OrNone, Timestamp } from './parts';
 
-const columns = withAndWithoutNode<PodRow>(
-  [
-    nameColumn({ width: 160, grow: 2.2 }),
-    namespaceColumn({ width: 100, grow: 1.2 }),
-    stateColumn(),
-    ...statsColumns<PodRow>('pods'),
+const columns = workloadColumns<PodRow>('pods', {
+  name: { width: 160, grow: 2.2 },
+  namespace: { width: 100, grow: 1.2 },
+  afterStats: [
     {
       id: 'containers',
       priority: 50,
@@ -49,37 +31,25 @@ const columns = withAndWithoutNode<PodRow>(
         </span>
       ),
     },
-    ...lifecycleColumns<PodRow>(),
   ],
-  1,
-);
+});
 
 function PodActions({ row: pod }: { row: PodRow }) {
   const model = useModel();
-  const contributed = useResourceActions().pods;
   return (
-    <>
-      <ContributedActions row={pod} actions={contributed} />
-      <Button small icon="containers" onClick={() => showPodContainers(model, pod.key)}>
-        Containers ({pod.containerCount})
-      </Button>
-      <Button
-        small
-        icon="stop"
-        disabled={pod.state !== 'ready'}
-        onClick={() => confirmStopPod(model, pod)}
-      >
-        Stop
-      </Button>
-      <Button small icon="trash" onClick={() => confirmRemovePod(model, pod)}>
-        Remove
-      </Button>
-      <CrictlCopy
-        nodeId={pod.nodeId}
-        action={{ kind: 'inspect-pod', id: pod.id }}
-        label="crictl inspectp"
-      />
-    </>
+    <WorkloadActions
+      row={pod}
+      contributed={useResourceActions().pods}
+      related={
+        <Button small icon="containers" onClick={() => showPodContainers(model, pod.key)}>
+          Containers ({pod.containerCount})
+        </Button>
+      }
+      running={pod.state === 'ready'}
+      onStop={() => confirmStopPod(model, pod)}
+      onRemove={() => confirmRemovePod(model, pod)}
+      crictl={[{ action: { kind: 'inspect-pod', id: pod.id }, label: 'crictl inspectp' }]}
+    />
   );
 }
 
@@ -153,8 +123,7 @@ function PodBody({ row: pod, detail }: { row: PodRow; detail: PodSandboxDetail }
   );
 }
 
-export const podKind: ResourceKindView<'pods'> = {
-  kind: 'pods',
+export const podKind = workloadKind('pods', {
   title: 'Pods',
   one: 'Pod',
   nouns: ['pod', 'pods'],
@@ -162,5 +131,4 @@ export const podKind: ResourceKindView<'pods'> = {
   columns,
   Actions: PodActions,
   Body: PodBody,
-  ...workloadTraits<PodRow>('pods'),
-};
+});
