@@ -1,4 +1,5 @@
 import type { KeyboardEvent, ReactNode, Ref } from 'react';
+import { Button } from '../Button';
 import { Icon } from '../icons';
 
 /**
@@ -98,9 +99,9 @@ export function SelectFilter<V extends string>({
 /** Resets every filter of the view: shown only while one is set. */
 export function ClearFilters({ onClear }: { onClear: () => void }) {
   return (
-    <button type="button" className="btn btn-small btn-ghost" onClick={onClear}>
+    <Button small variant="ghost" onClick={onClear}>
       Clear
-    </button>
+    </Button>
   );
 }
 
