@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act } from 'react';
+import { act, type ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
@@ -17,7 +17,7 @@ afterEach(() => {
   mounted = undefined;
 });
 
-async function mount(view: React.ReactNode): Promise<HTMLElement> {
+async function mount(view: ReactNode): Promise<HTMLElement> {
   const model = createAppModel(createInMemoryPorthole(fakeServices(), fakeEvents()));
   mounted = await mountView(model, view);
   return mounted.element;
