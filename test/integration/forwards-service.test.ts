@@ -356,8 +356,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           {
             id: created.id,
             nodeId,
-            // Kept so that the forward still names its node once the node is removed.
-            nodeName: 'containerd (CONTAINER_RUNTIME_ENDPOINT)',
+            // Kept so that the forward still names its node once the node is removed. The
+            // runtime's own name, as its Version answer gives it ("containerd", "cri-o").
+            nodeName: `${runtime.kind} (CONTAINER_RUNTIME_ENDPOINT)`,
             name: 'web data',
             spec: { target, ports: [{ localPort: 0, remotePort: 8080 }] },
             autoStart: true,
