@@ -25,8 +25,7 @@ import {
   type ForwardTiming,
 } from '../../electron/core/forwards';
 import { directDialer, type Dialer } from '../../electron/core/streaming';
-import type { SpdyUpgrade } from '../../electron/core/streaming/portforward';
-import { upgradeToSpdy } from '../../electron/core/streaming/spdy';
+import { upgradeToSpdy, type SpdyUpgrade } from '../../electron/core/streaming/spdy';
 import { AppError } from '../../shared/errors';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import {

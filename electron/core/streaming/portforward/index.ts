@@ -6,10 +6,8 @@
 export { Bridge, type BridgeEnd, type BridgeObserver, type BridgeOptions } from './bridge';
 export {
   connectPortForward,
-  shouldFallBack,
   type ConnectedTransport,
   type PortForwardConnectOptions,
-  type SpdyUpgrade,
 } from './connect';
 export { formatAddress, noTargetError, remoteConnectionError } from './errors';
 export {
