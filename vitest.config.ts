@@ -1,5 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Suites against real runtimes and a real browser wait on conditions; vitest's default of
+ * one second for expect.poll is a guess at this machine's speed (a terminal opening on a
+ * shared, contended CI machine can take longer). Long enough for any machine; a condition
+ * that holds returns at once.
+ */
+const pollUntil = { poll: { timeout: 15_000 } };
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -23,6 +31,7 @@ export default defineConfig({
           // Real runtimes: a pod start is ~100 ms but image imports and CNI can be slower.
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          expect: pollUntil,
           // The lab's containerds are shared: keep files serial so tests don't compete
           // for the same two cores and make deadlines flaky.
           fileParallelism: false,
@@ -38,6 +47,7 @@ export default defineConfig({
           // The renderer build (when stale) runs in a hook; each step waits on a real runtime.
           testTimeout: 90_000,
           hookTimeout: 180_000,
+          expect: pollUntil,
           fileParallelism: false,
         },
       },

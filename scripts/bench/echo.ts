@@ -1,4 +1,4 @@
-import type { RemoteCommandSession } from '../../electron/core/streaming';
+import type { RemoteCommandSession } from '../../electron/core/base/streaming';
 
 /** Rounds that warm up both ends before anything is timed. */
 const warmUpRounds = 20;

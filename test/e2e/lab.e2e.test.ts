@@ -2,16 +2,19 @@
  * Porthole as a user sees it, against the real lab: the browser-mode host in-process with
  * the real core, driven in headless Chromium through page objects. The lab must be up
  * (`npm run lab -- up`); this suite never starts or stops it. Everything it creates on the
- * lab carries the label `e2e-run=<run id>` and is removed afterwards.
+ * lab carries the label `e2e-run=<run id>` and is removed afterwards. Each test connects
+ * the nodes and opens the views it needs; what a test creates beyond the suite's pods it
+ * removes itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
 import type { Host } from '../../electron/core/host';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
+import type { NodeStatus } from '../../shared/model';
 import {
   busyboxContainerConfig,
   LAB_IMAGES,
@@ -34,6 +37,8 @@ const runLabel = { 'e2e-run': runId };
 const webPod = `e2e-${runId}-web`;
 const dbPod = `e2e-${runId}-db`;
 const specPod = `e2e-${runId}-spec`;
+const stopPod = `e2e-${runId}-stop`;
+const secondaryName = 'lab containerd 1.6';
 
 const runtimes = labRuntimes();
 // containerd 2.x first (see uiRuntime): it has container events, so changes show without polling.
@@ -98,8 +103,44 @@ describe('Porthole in the browser, against the lab', () => {
   let nodes: NodesPage;
   let cri: CriClient;
   let web: Created;
-  /** What Porthole calls the lab node it discovered. */
-  let primaryName = '';
+
+  /** The node with that endpoint, saved (as `name`) if Porthole does not know it. */
+  async function nodeAt(endpoint: string, name: string): Promise<NodeStatus> {
+    const known = (await core.services.nodes.list()).find((node) => node.endpoint === endpoint);
+    if (known !== undefined) return known;
+    const profile = await core.services.nodes.saveProfile({ kind: 'local', name, endpoint });
+    const saved = (await core.services.nodes.list()).find((node) => node.nodeId === profile.id);
+    if (saved === undefined) throw new Error(`no node for ${endpoint}`);
+    return saved;
+  }
+
+  /** Connects the node at `endpoint` unless it is; returns what Porthole calls it. */
+  async function connected(endpoint: string, name = endpoint): Promise<string> {
+    const node = await nodeAt(endpoint, name);
+    if (node.state !== 'connected') await core.services.nodes.connect(node.nodeId);
+    return node.name;
+  }
+
+  /** The Containers view, filtered to this run's containers (another test's filters gone). */
+  async function runContainers(): Promise<ResourcesPage> {
+    await app.go('Containers');
+    const containers = new ResourcesPage(page, 'containers');
+    await containers.clearFilters();
+    await containers.filter(runId);
+    return containers;
+  }
+
+  /** The Containers view, filtered to this run's containers, `app`'s details open. */
+  async function appDetail(): Promise<ResourcesPage> {
+    await connected(primary.endpoint);
+    const containers = await runContainers();
+    await containers.row(/^app/).waitFor();
+    await containers.open(/^app/);
+    await expect
+      .poll(() => containers.detail.getByRole('heading', { level: 2 }).textContent())
+      .toBe('app');
+    return containers;
+  }
 
   beforeAll(async () => {
     cri = CriClient.create({ endpoint: primary.endpoint, timeoutMs: 30_000 });
@@ -115,6 +156,12 @@ describe('Porthole in the browser, against the lab', () => {
     page = opened.page;
     app = new AppPage(page);
     nodes = new NodesPage(page);
+    await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
+  });
+
+  afterEach(async () => {
+    if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
+    expect(opened.pageErrors).toEqual([]);
   });
 
   afterAll(async () => {
@@ -128,11 +175,13 @@ describe('Porthole in the browser, against the lab', () => {
   });
 
   it('connects to the lab node and shows its runtime', async () => {
-    await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
+    // Connected from its card, as a user does.
+    const node = await nodeAt(primary.endpoint, primary.endpoint);
+    if (node.state === 'connected') await core.services.nodes.disconnect(node.nodeId);
+    await app.go('Nodes');
     const card = page.getByRole('article').filter({ hasText: primary.endpoint });
     await card.getByRole('button', { name: 'Connect' }).click();
     await card.getByRole('button', { name: 'Disconnect' }).waitFor({ timeout: 30_000 });
-    primaryName = (await card.getByRole('heading', { level: 3 }).textContent()) ?? '';
     await expect.poll(() => card.textContent()).toContain(`containerd ${primary.versionFull}`);
     await expect
       .poll(() => card.getByRole('list', { name: /Capabilities/ }).textContent())
@@ -144,18 +193,27 @@ describe('Porthole in the browser, against the lab', () => {
     'adds a second node with the form, so several nodes are connected at once',
     async () => {
       const runtime = secondary as LabRuntime;
+      await connected(primary.endpoint);
+      // Added with the form: a profile another test saved for it goes first.
+      const saved = (await core.services.nodes.list()).find(
+        (node) => node.endpoint === runtime.endpoint,
+      );
+      if (saved !== undefined) await core.services.nodes.removeProfile(saved.nodeId);
+      await app.go('Nodes');
       await nodes.addNode(
-        { name: 'lab containerd 1.6', endpoint: runtime.endpoint, timeoutSeconds: '20' },
+        { name: secondaryName, endpoint: runtime.endpoint, timeoutSeconds: '20' },
         true,
       );
-      await nodes.waitConnected('lab containerd 1.6');
-      await expect.poll(() => nodes.card('lab containerd 1.6').textContent()).toContain('Polling');
+      await nodes.waitConnected(secondaryName);
+      await expect.poll(() => nodes.card(secondaryName).textContent()).toContain('Polling');
       await expect.poll(() => app.navLink('Nodes').textContent()).toMatch(/2$/);
       await screenshot(page, '02-two-nodes');
     },
   );
 
   it('shows the pods and containers the test created', async () => {
+    await connected(primary.endpoint);
+    if (secondary !== undefined) await connected(secondary.endpoint, secondaryName);
     await app.go('Pods');
     const pods = new ResourcesPage(page, 'pods');
     await pods.row(webPod).waitFor();
@@ -169,16 +227,15 @@ describe('Porthole in the browser, against the lab', () => {
     }
     await screenshot(page, '03-pods');
 
-    await app.go('Containers');
-    const containers = new ResourcesPage(page, 'containers');
-    await containers.filter(runId);
+    const containers = await runContainers();
     await expect.poll(() => containers.rows.count()).toBe(3);
     await expect.poll(() => containers.row('sidecar').textContent()).toContain(webPod);
     await expect.poll(() => containers.row('postgres').textContent()).toContain(LAB_IMAGES.busybox);
   });
 
   it('filters by free text, label selector and state', async () => {
-    const containers = new ResourcesPage(page, 'containers');
+    await connected(primary.endpoint);
+    const containers = await runContainers();
     await containers.filter(`${runId} side`);
     await expect.poll(() => containers.rows.count()).toBe(1);
     await containers.filter(runId);
@@ -203,9 +260,7 @@ describe('Porthole in the browser, against the lab', () => {
   });
 
   it("opens a detail pane with status, labels and the runtime's verbose info", async () => {
-    const containers = new ResourcesPage(page, 'containers');
-    const detail = await containers.open(/^app/);
-    await expect.poll(() => detail.getByRole('heading', { level: 2 }).textContent()).toBe('app');
+    const containers = await appDetail();
     await expect.poll(() => containers.detailSection('Status').textContent()).toContain('running');
     await expect
       .poll(() => containers.detailSection('Labels').textContent())
@@ -226,7 +281,7 @@ describe('Porthole in the browser, against the lab', () => {
   });
 
   it('copies the crictl command for an action', async () => {
-    const containers = new ResourcesPage(page, 'containers');
+    const containers = await appDetail();
     await containers.detailAction('crictl inspect').click();
     await expect
       .poll(() => clipboard(page))
@@ -234,7 +289,7 @@ describe('Porthole in the browser, against the lab', () => {
   });
 
   it('goes from a container to its pod, and from the pod to its containers', async () => {
-    const containers = new ResourcesPage(page, 'containers');
+    const containers = await appDetail();
     await containers.detailAction('Pod').click();
     const pods = new ResourcesPage(page, 'pods');
     await pods.detail.waitFor();
@@ -252,36 +307,60 @@ describe('Porthole in the browser, against the lab', () => {
   });
 
   it('stops and removes a container, and watches it go', async () => {
-    const containers = new ResourcesPage(page, 'containers');
-    await containers.open('sidecar');
+    // A pod of its own: the other tests keep their containers.
+    const victim = await createPod(cri, primary, stopPod, {}, ['doomed']);
+    try {
+      await stopAndRemove(victim.containerIds.doomed ?? '');
+    } finally {
+      await cri.stopPod(victim.podId).catch(() => undefined);
+      await cri.removePod(victim.podId).catch(() => undefined);
+    }
+  });
+
+  async function stopAndRemove(doomedId: string): Promise<void> {
+    await connected(primary.endpoint);
+    const containers = await runContainers();
+    await containers.row('doomed').waitFor();
+    await containers.open('doomed');
     const confirm = new ConfirmDialog(page);
     await containers.detailAction('Stop').click();
-    await expect.poll(() => confirm.dialog.textContent()).toContain('sidecar');
+    await expect.poll(() => confirm.dialog.textContent()).toContain('doomed');
     // busybox's sleep ignores SIGTERM as pid 1: a short grace period keeps the test quick.
     await confirm.dialog.getByLabel('Grace period (seconds)').fill('1');
     await expect
       .poll(() => confirm.dialog.locator('code').last().textContent())
-      .toBe(
-        `crictl --runtime-endpoint ${primary.endpoint} stop --timeout 1 ${web.containerIds.sidecar ?? ''}`,
-      );
+      .toBe(`crictl --runtime-endpoint ${primary.endpoint} stop --timeout 1 ${doomedId}`);
     await screenshot(page, '07-confirm-stop');
     await confirm.confirm();
-    await app.toast('Stopped sidecar').waitFor({ timeout: 30_000 });
+    await app.toast('Stopped doomed').waitFor({ timeout: 30_000 });
     await expect
-      .poll(() => containers.row('sidecar').textContent(), { timeout: 20_000 })
+      .poll(() => containers.row('doomed').textContent(), { timeout: 20_000 })
       .toContain('exited');
 
     await containers.detailAction('Remove').click();
     await confirm.confirm();
-    await app.toast('Removed sidecar').waitFor();
-    await expect.poll(() => containers.row('sidecar').count(), { timeout: 20_000 }).toBe(0);
+    await app.toast('Removed doomed').waitFor();
+    await expect.poll(() => containers.row('doomed').count(), { timeout: 20_000 }).toBe(0);
     await expect.poll(() => containers.detail.textContent()).toContain('no longer exists');
     await screenshot(page, '08-container-removed');
     await page.keyboard.press('Escape');
     await containers.detail.waitFor({ state: 'detached' });
-  });
+  }
 
   it('runs a pod from YAML, with validation errors inline as you type', async () => {
+    try {
+      await runSpec(await connected(primary.endpoint));
+    } finally {
+      for (const pod of await cri.listPods({ labels: runLabel })) {
+        if (pod.name !== specPod) continue;
+        await cri.stopPod(pod.id).catch(() => undefined);
+        await cri.removePod(pod.id).catch(() => undefined);
+      }
+    }
+  });
+
+  async function runSpec(primaryName: string): Promise<void> {
+    await app.go('Pods');
     const run = new RunSpecDialog(page);
     await run.open();
     await expect.poll(() => run.status.textContent()).toContain('The spec is valid');
@@ -335,9 +414,12 @@ containers:
       .poll(() => pods.detailSection(/Containers/).textContent(), { timeout: 20_000 })
       .toContain('clock');
     await screenshot(page, '10-spec-pod-running');
-  });
+  }
 
   it('finds commands in the palette and moves with the keyboard', async () => {
+    await connected(primary.endpoint);
+    await (await runContainers()).filter('');
+    await app.go('Nodes');
     const palette = await app.openPalette();
     await palette.input.fill('go cont');
     await screenshot(page, '11-palette');
@@ -374,6 +456,7 @@ containers:
   });
 
   it('looks right in the dark theme too', async () => {
+    await connected(primary.endpoint);
     const dark = await openApp(browser, host, { colorScheme: 'dark' });
     try {
       const darkApp = new AppPage(dark.page);
@@ -388,9 +471,5 @@ containers:
     } finally {
       await dark.close();
     }
-  });
-
-  it('threw no error in the page', () => {
-    expect(opened.pageErrors).toEqual([]);
   });
 });

@@ -2,12 +2,13 @@
  * Logs as a user sees them, against the real lab in headless Chromium: a container that
  * prints a line every 100 ms is opened from its "Logs" action; new lines arrive on screen
  * while it is followed, a search highlights its matches and steps through them, the
- * stream filter and the download work, and a missing log says so. Everything created
- * carries the label `e2e-run=<run id>` and is removed afterwards.
+ * stream filter and the download work, and a missing log says so. Each test opens the log
+ * it reads. Everything created carries the label `e2e-run=<run id>` and is removed
+ * afterwards.
  */
 import { readFileSync, unlinkSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppPage } from './pages/app-page';
 import { LogsPage } from './pages/logs-page';
 import { ResourcesPage } from './pages/resources-page';
@@ -51,7 +52,30 @@ describe('Logs in the browser, against the lab', () => {
     logs = new LogsPage(page);
   });
 
+  afterEach(() => {
+    expect(opened.pageErrors).toEqual([]);
+  });
+
   afterAll(() => lab.close());
+
+  /** The Logs view on a container, picked in its Container list. */
+  async function show(name: string): Promise<void> {
+    await logs.go();
+    const option = logs.container.locator('option', { hasText: name });
+    await option.waitFor({ state: 'attached' });
+    await logs.container.selectOption((await option.getAttribute('value')) ?? '');
+  }
+
+  /** The ticker's log followed, every line shown, with at least `ticks` ticks so far. */
+  async function followTicker(ticks = 3): Promise<void> {
+    await show(ticker);
+    await logs.streams.selectOption('all');
+    await logs.searchInput.fill('');
+    await expect.poll(() => logs.status.textContent(), { timeout: 20_000 }).toContain('Following');
+    await expect
+      .poll(async () => Math.max(-1, ...ticksOf(await logs.texts())), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(ticks);
+  }
 
   it("follows a container's log from its Logs action: new lines arrive", async () => {
     await app.go('Containers');
@@ -77,6 +101,8 @@ describe('Logs in the browser, against the lab', () => {
   });
 
   it('searches the followed log: matches highlighted, next and previous', async () => {
+    // Matches for "tick 1": tick 1 and tick 10 to 19 at least.
+    await followTicker(20);
     await logs.searchInput.fill('TICK 1');
     await expect.poll(() => logs.searchStatus.textContent()).toMatch(/^\d[\d,]* of \d[\d,]*$/);
     await expect.poll(() => logs.marks.count()).toBeGreaterThan(0);
@@ -109,6 +135,7 @@ describe('Logs in the browser, against the lab', () => {
   });
 
   it('filters by stream, hides timestamps, and goes back to following', async () => {
+    await followTicker();
     await logs.streams.selectOption('stderr');
     await expect.poll(async () => (await logs.texts()).length).toBeGreaterThan(0);
     expect((await logs.texts()).every((text) => /^warning \d+$/.test(text))).toBe(true);
@@ -118,7 +145,13 @@ describe('Logs in the browser, against the lab', () => {
     await expect.poll(() => logs.list.locator('.log-time').count()).toBe(0);
     await page.getByRole('checkbox', { name: 'Timestamps' }).check();
     await expect.poll(() => logs.list.locator('.log-time').count()).toBeGreaterThan(0);
-    // Scrolled up, the list stays put; "Follow new lines" brings the newest back.
+    // Scrolled up, the list stays put; "Follow new lines" brings the newest back. (Once
+    // there is more than a screenful to scroll.)
+    await expect
+      .poll(() => logs.list.evaluate((element) => element.scrollHeight - element.clientHeight), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(200);
     await logs.list.evaluate((element) => {
       element.scrollTop = 0;
     });
@@ -127,6 +160,7 @@ describe('Logs in the browser, against the lab', () => {
   });
 
   it('downloads what the view shows, as text lines', async () => {
+    await followTicker(20);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       logs.button('Download').click(),
@@ -149,12 +183,10 @@ describe('Logs in the browser, against the lab', () => {
     // Exited, so nobody can recreate it: gone for good.
     await expect.poll(async () => (await cri.containerStatus(quietId)).state).toBe('exited');
     unlinkSync(path);
-    const option = logs.container.locator('option', { hasText: quiet });
-    await logs.container.selectOption((await option.getAttribute('value')) ?? '');
+    await show(quiet);
     await expect.poll(() => logs.problem.textContent()).toContain('Could not open the log');
     expect(await logs.problem.textContent()).toContain(path);
     expect(await logs.problem.textContent()).toContain('moved or deleted');
     await screenshot(page, 'logs-missing-file');
-    expect(opened.pageErrors).toEqual([]);
   });
 });

@@ -3,15 +3,23 @@
  * core, headless Chromium, busybox containers made for the run (labelled
  * `e2e-run=<run id>`, removed afterwards). Text is read from xterm's DOM rows; headless
  * Chromium's WebGL is a software rasteriser, so the app draws with the DOM renderer here.
+ * Each test opens the terminals it needs; they are closed after it.
+ *
+ * Keys typed fast right after a prompt go to `cat`, not to the shell: busybox's ash (1.35)
+ * asks the terminal where its cursor is after each prompt, and when the answer is
+ * `ESC[1;5R` (its `/ # ` prompt on the first row, as after `clear`) it takes the answer
+ * for the start of a Ctrl+arrow key and throws away whatever arrives in the next 50 ms
+ * with it. Any terminal loses that key the same way; Porthole delivers it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { Host } from '../../electron/core/host';
+import type { SessionSnapshot } from '../../shared/model';
 import {
   busyboxContainerConfig,
   labRuntimes,
@@ -41,7 +49,13 @@ const secondary = runtimes.find(
 );
 
 const floodBytes = 50 * 1024 * 1024;
-const floodCommand = `yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c ${floodBytes}; echo; echo FLOOD-$((40+2))-DONE`;
+/** Set by the test once it has measured and the flood printed at least floodBytes. */
+const floodStop = `/tmp/${runId}-flood-stop`;
+// In pieces of 1 MiB until told to stop: it floods for as long as the test measures,
+// however fast the machine, and stops soon after the 50 MB.
+const floodCommand = `while [ ! -e ${floodStop} ]; do yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ | head -c 1048576; done; echo; echo FLOOD-$((40+2))-DONE`;
+/** Typed at full speed where no key may go missing. */
+const typedText = 'Pack my box with five dozen liquor jugs 0123456789';
 
 interface ContainerSpec {
   readonly name: string;
@@ -68,12 +82,14 @@ const containers: readonly ContainerSpec[] = [
   },
 ];
 
+/** Runs the pod; its containers' ids by name. */
 async function createPod(
   runtime: LabRuntime,
   name: string,
   specs: readonly ContainerSpec[],
-): Promise<void> {
+): Promise<Record<string, string>> {
   const client = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
+  const ids: Record<string, string> = {};
   try {
     const config = podSandboxConfig(name, { runtime, labels: runLabel });
     const podId = await client.runPod(config);
@@ -89,10 +105,12 @@ async function createPod(
         config,
       );
       await client.startContainer(id);
+      ids[spec.name] = id;
     }
   } finally {
     client.dispose();
   }
+  return ids;
 }
 
 async function removeRunPods(runtime: LabRuntime): Promise<void> {
@@ -109,7 +127,8 @@ async function removeRunPods(runtime: LabRuntime): Promise<void> {
 
 /**
  * Keystroke to glyph on screen in pane `index`: each key's time from its keydown to the
- * row showing it (a MutationObserver on xterm's rows), measured in the page.
+ * cursor's row showing the line typed so far (a MutationObserver on xterm's rows),
+ * measured in the page. The pane runs `cat`: the line is the tty's echo.
  */
 async function installEchoProbe(page: Page, index: number): Promise<void> {
   await page.evaluate((paneIndex) => {
@@ -122,10 +141,14 @@ async function installEchoProbe(page: Page, index: number): Promise<void> {
       samples: [] as number[],
       pending: undefined as { text: string; at: number } | undefined,
     };
+    const cursorRow = (): string => {
+      const row = [...rows.children].find((child) => child.querySelector('.xterm-cursor'));
+      return (row?.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd();
+    };
     const check = (): void => {
       const pending = probe.pending;
       if (pending === undefined) return;
-      if ((rows.textContent ?? '').replace(/\u00a0/g, ' ').includes(pending.text)) {
+      if (cursorRow() === pending.text) {
         probe.samples.push(performance.now() - pending.at);
         probe.pending = undefined;
       }
@@ -135,10 +158,10 @@ async function installEchoProbe(page: Page, index: number): Promise<void> {
       (event) => {
         // Only keys typed into this pane (the other pane gets the flood command).
         if (!(event.target instanceof Node) || !pane.contains(event.target)) return;
-        if (event.ctrlKey && event.key === 'u') probe.typed = ''; // the line is cleared
+        if (event.key === 'Enter') probe.typed = ''; // a new line
         if (event.key.length !== 1 || event.ctrlKey || event.altKey || event.metaKey) return;
         probe.typed += event.key;
-        probe.pending = { text: `# ${probe.typed}`, at: performance.now() };
+        probe.pending = { text: probe.typed, at: performance.now() };
       },
       true,
     );
@@ -167,7 +190,6 @@ async function measureEchoes(page: Page, keys: string): Promise<number[]> {
       before + index + 1,
       { timeout: 10_000, polling: 20 },
     );
-    await page.waitForTimeout(40);
   }
   return (await samples()).slice(before);
 }
@@ -181,6 +203,8 @@ describe('Terminals in the browser, against the lab', () => {
   let page: Page;
   let app: AppPage;
   let terminals: TerminalPage;
+  let cri: CriClient;
+  let shellId = '';
 
   async function openFromContainer(name: string, action: 'Shell' | 'Attach'): Promise<void> {
     await app.go('Containers');
@@ -192,31 +216,117 @@ describe('Terminals in the browser, against the lab', () => {
     await page.getByRole('heading', { level: 1, name: 'Terminals' }).waitFor();
   }
 
-  async function openPaletteFromTerminal(): Promise<PalettePage> {
-    await terminals.focus(terminals.activePane);
-    await page.keyboard.press('Control+Shift+P');
+  /** The palette; in a terminal Ctrl+K belongs to the shell, so Ctrl+Shift+P opens it. */
+  async function openPalette(): Promise<PalettePage> {
+    const inTerminal = await page.evaluate(
+      () => document.activeElement?.classList.contains('xterm-helper-textarea') === true,
+    );
+    await page.keyboard.press(inTerminal ? 'Control+Shift+P' : 'Control+k');
     const palette = new PalettePage(page);
     await palette.input.waitFor();
     return palette;
   }
 
+  async function openPaletteFromTerminal(): Promise<PalettePage> {
+    await terminals.focus(terminals.activePane);
+    return openPalette();
+  }
+
+  /** A shell in the `shell` container, in a new tab, at its prompt: the active pane. */
+  async function openShell(): Promise<Locator> {
+    const count = await terminals.tabs.count();
+    const palette = await openPalette();
+    await palette.run(`Shell in shell (${podName})`);
+    await expect.poll(() => terminals.tabs.count()).toBe(count + 1);
+    const pane = terminals.activePane;
+    await terminals.waitForPrompt(pane);
+    return pane;
+  }
+
+  /** Runs `cat` in the pane: what is typed next is read by it, echoed by the tty. */
+  async function runCat(pane: Locator): Promise<void> {
+    await terminals.run(pane, 'cat');
+    await terminals.waitForLine(pane, /# cat$/);
+  }
+
+  /** A file in the shell container that `cat > file` fills with what it reads. */
+  let files = 0;
+  const typedFile = (): string => `/tmp/${runId}-typed-${++files}`;
+
+  /**
+   * Every character typed arrived, in order: the file cat writes holds exactly `lines`.
+   * Read from the process's side, not the screen: keys that arrive while the shell still
+   * has the tty in raw mode are not echoed, and reach cat as a line of their own.
+   */
+  async function waitForTyped(file: string, lines: readonly string[]): Promise<void> {
+    const read = async (): Promise<string> =>
+      new TextDecoder().decode((await cri.execSync(shellId, ['cat', file], 10)).stdout);
+    await expect.poll(read, { timeout: 20_000 }).toBe(lines.map((line) => `${line}\n`).join(''));
+  }
+
+  /** The PTY's size as `stty` reads it, asked until it is `rows cols` (resizes are async). */
+  async function waitForSttySize(pane: Locator, rows: number, cols: number): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      await terminals.run(pane, `echo "size-${attempt} $(stty size)"`);
+      const line = new RegExp(`^size-${attempt} (\\d+ \\d+)$`);
+      await terminals.waitForLine(pane, line);
+      const size = (await terminals.lines(pane)).map((text) => line.exec(text)?.[1]).find(Boolean);
+      if (size === `${rows} ${cols}`) return;
+      if (Date.now() - started > 20_000) throw new Error(`stty says ${size}, not ${rows} ${cols}`);
+    }
+  }
+
+  /** Waits until `count` processes in the shell container run `command` (as `ps` shows). */
+  async function waitForProcess(command: string, count = 1): Promise<void> {
+    const running = async (): Promise<number> => {
+      const ps = new TextDecoder().decode((await cri.execSync(shellId, ['ps'], 10)).stdout);
+      return ps.split('\n').filter((line) => line.trimEnd().endsWith(` ${command}`)).length;
+    };
+    await expect.poll(running, { timeout: 20_000 }).toBeGreaterThanOrEqual(count);
+  }
+
+  /** The newest exec session the core has. */
+  function newestExec(): SessionSnapshot | undefined {
+    return core.sessions
+      .list()
+      .filter((session) => session.kind === 'exec')
+      .sort((a, b) => b.startedAt - a.startedAt)[0];
+  }
+
   beforeAll(async () => {
-    await createPod(primary, podName, containers);
+    cri = CriClient.create({ endpoint: primary.endpoint, timeoutMs: 30_000 });
+    shellId = (await createPod(primary, podName, containers)).shell ?? '';
     if (secondary !== undefined)
       await createPod(secondary, oldPodName, [{ name: 'old-shell', command: ['sleep', '3600'] }]);
     configDir = mkdtempSync(join(tmpdir(), 'porthole-e2e-'));
     core = createCore({ configDir, env: { CONTAINER_RUNTIME_ENDPOINT: primary.endpoint } });
+    await core.services.nodes.connect(`local:${primary.endpoint}`);
     host = await startBrowserHost(core.services, core.events);
     browser = await launchChromium();
     opened = await openApp(browser, host);
     page = opened.page;
     app = new AppPage(page);
     terminals = new TerminalPage(page);
-    const nodes = new NodesPage(page);
-    const card = page.getByRole('article').filter({ hasText: primary.endpoint });
-    await card.getByRole('button', { name: 'Connect' }).click();
-    await card.getByRole('button', { name: 'Disconnect' }).waitFor({ timeout: 30_000 });
-    void nodes;
+    // The UI knows the containers before a test opens the palette: it lists the commands
+    // of what it knows when it opens ("Shell in shell (…)").
+    await app.go('Containers');
+    const table = new ResourcesPage(page, 'containers');
+    await table.filter(runId);
+    await table.row(/^shell/).waitFor({ timeout: 30_000 });
+  });
+
+  afterEach(async () => {
+    // The next test starts with no terminal, at the usual window size.
+    if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await terminals.go();
+    const close = page
+      .getByRole('tablist', { name: 'Terminal tabs' })
+      .getByRole('button', { name: 'Close tab' });
+    while ((await close.count()) > 0) await close.first().click();
+    await page.getByText('No terminals open').waitFor();
+    expect(opened.pageErrors).toEqual([]);
   });
 
   afterAll(async () => {
@@ -224,6 +334,7 @@ describe('Terminals in the browser, against the lab', () => {
     await browser?.close();
     await host?.close();
     core?.dispose();
+    cri?.dispose();
     for (const runtime of runtimes) await removeRunPods(runtime);
     if (configDir !== undefined) rmSync(configDir, { recursive: true, force: true });
   });
@@ -238,45 +349,43 @@ describe('Terminals in the browser, against the lab', () => {
     await terminals.run(pane, 'echo hi');
     await terminals.waitForLine(pane, 'hi');
     await screenshot(page, 'terminal-live-shell');
-    // The session monitor has it, live.
-    expect(
-      core.sessions
-        .list()
-        .filter((session) => session.state === 'active' && session.kind === 'exec'),
-    ).toHaveLength(1);
+    // The session monitor has it, live (earlier tests' sessions end as their panes close).
+    await expect
+      .poll(
+        () =>
+          core.sessions
+            .list()
+            .filter((session) => session.state === 'active' && session.kind === 'exec').length,
+      )
+      .toBe(1);
   });
 
   it('keeps stty size equal to the pane, also after the window is resized', async () => {
-    const pane = terminals.pane(0);
+    const pane = await openShell();
     const before = await terminals.size(pane);
-    await terminals.run(pane, 'stty size');
-    await terminals.waitForLine(pane, `${before.rows} ${before.cols}`);
+    await waitForSttySize(pane, before.rows, before.cols);
     expect(await pane.locator('.xterm-rows > div').count()).toBe(before.rows);
 
     await page.setViewportSize({ width: 1100, height: 640 });
     await expect.poll(async () => (await terminals.size(pane)).cols).toBeLessThan(before.cols);
     const after = await terminals.size(pane);
     expect(after.rows).toBeLessThan(before.rows);
-    await page.waitForTimeout(300); // the resize is debounced (100 ms)
-    await terminals.run(pane, 'clear; stty size');
-    await terminals.waitForLine(pane, `${after.rows} ${after.cols}`);
-    await page.setViewportSize({ width: 1440, height: 900 });
+    // The new size reaches the PTY after the resize debounce, on a stream of its own.
+    await waitForSttySize(pane, after.rows, after.cols);
   });
 
   it('interrupts sleep 100 with Ctrl-C', async () => {
-    const pane = terminals.pane(0);
+    const pane = await openShell();
     await terminals.run(pane, 'clear; sleep 100');
-    await page.waitForTimeout(500);
-    const started = Date.now();
+    await waitForProcess('sleep 100');
     await page.keyboard.press('Control+c');
-    await terminals.waitForPrompt(pane, 5_000);
+    await terminals.waitForPrompt(pane);
     await terminals.run(pane, 'echo "status $?"');
-    await terminals.waitForLine(pane, 'status 130', 5_000);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    await terminals.waitForLine(pane, 'status 130');
   });
 
   it('shows exit code 3 when the shell exits, and reopens a new one', async () => {
-    const pane = terminals.pane(0);
+    const pane = await openShell();
     await terminals.run(pane, 'exit 3');
     const ended = terminals.ended(pane);
     await ended.waitFor();
@@ -285,9 +394,7 @@ describe('Terminals in the browser, against the lab', () => {
       .poll(() => pane.locator('.term-dot').first().getAttribute('data-state'))
       .toBe('failed');
     await screenshot(page, 'terminal-ended-session');
-    await expect
-      .poll(() => core.sessions.list().find((session) => session.kind === 'exec')?.exitCode)
-      .toBe(3);
+    await expect.poll(() => newestExec()?.exitCode).toBe(3);
 
     await ended.getByRole('button', { name: 'Reopen' }).click();
     await ended.waitFor({ state: 'detached' });
@@ -297,7 +404,7 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it('splits the tab into two shells that work apart', async () => {
-    const first = terminals.pane(0);
+    const first = await openShell();
     await terminals.headerButton(first, 'Split right').click();
     await expect.poll(() => terminals.panes.count()).toBe(2);
     const second = terminals.pane(1);
@@ -305,9 +412,10 @@ describe('Terminals in the browser, against the lab', () => {
     await terminals.waitForPrompt(second);
     await terminals.run(second, 'echo second pane');
     await terminals.waitForLine(second, 'second pane');
-    expect(await terminals.lines(first)).not.toContain('second pane');
-    await terminals.run(first, 'echo first pane');
-    await terminals.waitForLine(first, 'first pane');
+    const left = terminals.pane(0);
+    expect(await terminals.lines(left)).not.toContain('second pane');
+    await terminals.run(left, 'echo first pane');
+    await terminals.waitForLine(left, 'first pane');
     expect(await terminals.lines(second)).not.toContain('first pane');
     // Focus moves with Alt+arrows.
     await page.keyboard.press('Alt+ArrowRight');
@@ -315,42 +423,125 @@ describe('Terminals in the browser, against the lab', () => {
     await screenshot(page, 'terminal-split');
   });
 
+  describe('typing at full speed into a freshly focused pane, no key lost', () => {
+    it('right after a command', async () => {
+      const pane = await openShell();
+      const file = typedFile();
+      // No wait between Enter and the next keys: they reach cat, or wait for it in the tty.
+      await terminals.run(pane, `clear; cat > ${file}`);
+      await page.keyboard.type(typedText);
+      await page.keyboard.press('Enter');
+      await waitForTyped(file, [typedText]);
+    });
+
+    it('right after a split, and in a new tab, while their shells start', async () => {
+      const first = await openShell();
+      await terminals.focus(first);
+      await page.keyboard.press('Control+Shift+E');
+      await page.keyboard.type(`echo split ${typedText}`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => terminals.panes.count()).toBe(2);
+      await terminals.waitForLine(terminals.pane(1), `split ${typedText}`);
+      expect(await terminals.lines(terminals.pane(0))).not.toContain(`split ${typedText}`);
+
+      const palette = await openPalette();
+      await palette.run(`Shell in shell (${podName})`);
+      await page.keyboard.type(`echo tab ${typedText}`);
+      await page.keyboard.press('Enter');
+      await terminals.waitForLine(terminals.activePane, `tab ${typedText}`);
+    });
+
+    it('right after focusing a pane with the mouse or Alt+arrows', async () => {
+      const first = await openShell();
+      await terminals.headerButton(first, 'Split right').click();
+      const [left, right] = [terminals.pane(0), terminals.pane(1)];
+      await terminals.waitForPrompt(right);
+      const [leftFile, rightFile] = [typedFile(), typedFile()];
+      await terminals.run(left, `cat > ${leftFile}`);
+      await terminals.run(right, `cat > ${rightFile}`);
+      // Both read the tty (and so have it in cooked mode) before the keys come.
+      await waitForProcess('cat', 2);
+      // Focus is on the right pane: a click moves it left, Alt+→ back, Alt+← left again.
+      await terminals.focus(left);
+      await page.keyboard.type(`click ${typedText}`);
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Alt+ArrowRight');
+      await page.keyboard.type(`alt ${typedText}`);
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Alt+ArrowLeft');
+      await page.keyboard.type(`back ${typedText}`);
+      await page.keyboard.press('Enter');
+      await waitForTyped(leftFile, [`click ${typedText}`, `back ${typedText}`]);
+      await waitForTyped(rightFile, [`alt ${typedText}`]);
+    });
+
+    it('right after coming back to the Terminals view', async () => {
+      const pane = await openShell();
+      const file = typedFile();
+      await terminals.run(pane, `cat > ${file}`);
+      await waitForProcess('cat');
+      // With the keyboard (in a browser Alt+Shift+1 is Nodes, Alt+Shift+5 Terminals), then
+      // with the sidebar.
+      await page.keyboard.press('Alt+Shift+Digit1');
+      await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
+      await page.keyboard.press('Alt+Shift+Digit5');
+      await page.keyboard.type(`keys ${typedText}`);
+      await page.keyboard.press('Enter');
+      await app.go('Nodes');
+      await app.navLink('Terminals').click();
+      await page.keyboard.type(`sidebar ${typedText}`);
+      await page.keyboard.press('Enter');
+      await waitForTyped(file, [`keys ${typedText}`, `sidebar ${typedText}`]);
+    });
+  });
+
   it(
     'stays responsive while a shell prints 50 MB: echo in the other pane',
     { timeout: 240_000 },
     async () => {
-      const [first, second] = [terminals.pane(0), terminals.pane(1)];
-      await terminals.run(second, 'clear');
+      const first = await openShell();
+      await terminals.headerButton(first, 'Split right').click();
+      const [flooded, second] = [terminals.pane(0), terminals.pane(1)];
       await terminals.waitForPrompt(second);
+      await runCat(second);
       await installEchoProbe(page, 1);
       // Echo with nothing else going on, for comparison.
       await terminals.focus(second);
       const idle = await measureEchoes(page, 'abcde');
-      await page.keyboard.press('Control+u');
+      await page.keyboard.press('Enter');
 
-      await terminals.run(first, floodCommand);
+      const sessionOf = (pane: 0 | 1): SessionSnapshot | undefined =>
+        core.sessions
+          .list()
+          .filter((session) => session.kind === 'exec' && session.state === 'active')
+          .sort((a, b) => a.startedAt - b.startedAt)[pane];
+      await terminals.run(flooded, floodCommand);
       const floodStarted = Date.now();
-      await terminals.waitForLine(first, /^0123456789abcdefghij/, 30_000);
+      await terminals.waitForLine(flooded, /^0123456789abcdefghij/, 30_000);
       await terminals.focus(second);
       const during = await measureEchoes(page, 'fghijklmnopqrstuvwxy');
-      const stillFlooding = !(await terminals.lines(first)).includes('FLOOD-42-DONE');
-      await terminals.waitForLine(first, 'FLOOD-42-DONE', 200_000);
+      // Measured while it floods: it stops only when told, after 50 MB at least.
+      expect(await terminals.lines(flooded)).not.toContain('FLOOD-42-DONE');
+      await expect
+        .poll(() => sessionOf(0)?.bytesIn ?? 0, { timeout: 200_000, interval: 250 })
+        .toBeGreaterThanOrEqual(floodBytes);
+      await cri.execSync(shellId, ['touch', floodStop], 10);
+      await terminals.waitForLine(flooded, 'FLOOD-42-DONE', 200_000);
       const seconds = (Date.now() - floodStarted) / 1000;
+      const printed = sessionOf(0)?.bytesIn ?? 0;
       const heap = await page.evaluate(
         () =>
           (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory
             ?.usedJSHeapSize ?? 0,
       );
       console.log(
-        `flood: ${(floodBytes / 1e6 / seconds).toFixed(1)} MB/s (${seconds.toFixed(1)} s); echo idle p50 ${percentile(idle, 50).toFixed(1)} ms; ` +
+        `flood: ${(printed / 1e6 / seconds).toFixed(1)} MB/s (${(printed / 1e6).toFixed(0)} MB in ${seconds.toFixed(1)} s); echo idle p50 ${percentile(idle, 50).toFixed(1)} ms; ` +
           `during the flood p50 ${percentile(during, 50).toFixed(1)} ms, max ${Math.max(...during).toFixed(1)} ms; heap ${(heap / 1e6).toFixed(0)} MB`,
       );
-      // The other pane's line back to empty, and the flooded shell answers again.
-      await page.keyboard.press('Control+u');
-      await terminals.run(first, 'echo after the flood');
-      await terminals.waitForLine(first, 'after the flood');
+      // The flooded shell answers again.
+      await terminals.run(flooded, 'echo after the flood');
+      await terminals.waitForLine(flooded, 'after the flood');
 
-      expect(stillFlooding).toBe(true); // the echoes were measured while the flood ran
       expect(during).toHaveLength(20);
       // Glyph on screen, keys sent by Playwright, on a shared CI machine: a frozen pane
       // fails this; the bench holds the 100 ms target (term_echo_during_flood_p99_ms).
@@ -362,20 +553,22 @@ describe('Terminals in the browser, against the lab', () => {
   );
 
   it('finds text in the scrollback', async () => {
-    const first = terminals.pane(0);
-    await terminals.focus(first);
+    const pane = await openShell();
+    // The match scrolls out of view behind 200 more lines.
+    await terminals.run(pane, 'echo "find-me-$((6*7))"; seq 200');
+    await terminals.waitForLine(pane, '200');
+    expect(await terminals.lines(pane)).not.toContain('find-me-42');
     await page.keyboard.press('Control+Shift+F');
-    const find = first.getByRole('search', { name: 'Find in the terminal' });
-    await find.getByRole('searchbox', { name: 'Find' }).fill('after the flood');
-    await expect
-      .poll(() => find.locator('.term-find-count').textContent())
-      .toMatch(/^\d+ of \d+$|found$/);
+    const find = pane.getByRole('search', { name: 'Find in the terminal' });
+    await find.getByRole('searchbox', { name: 'Find' }).fill('find-me-42');
+    await expect.poll(() => find.locator('.term-find-count').textContent()).toBe('1 of 1');
+    await expect.poll(() => terminals.lines(pane)).toContain('find-me-42');
     await page.keyboard.press('Escape');
     await find.waitFor({ state: 'detached' });
   });
 
   it('copies with Ctrl+Shift+C, pastes with Ctrl+Shift+V and zooms with Ctrl+=', async () => {
-    const first = terminals.pane(0);
+    const first = await openShell();
     await terminals.run(first, 'clear; echo copy-me');
     await terminals.waitForLine(first, 'copy-me');
     const rows = await terminals.lines(first);
@@ -398,15 +591,15 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it('records a session to asciicast, downloads it and replays it', async () => {
-    const second = terminals.pane(1);
-    await terminals.more(second, 'Start recording');
-    await second.getByRole('button', { name: /^Recording/ }).waitFor();
-    await terminals.run(second, 'echo recorded line');
-    await terminals.waitForLine(second, 'recorded line');
-    await terminals.more(second, 'Stop recording');
+    const pane = await openShell();
+    await terminals.more(pane, 'Start recording');
+    await pane.getByRole('button', { name: /^Recording/ }).waitFor();
+    await terminals.run(pane, 'echo recorded line');
+    await terminals.waitForLine(pane, 'recorded line');
+    await terminals.more(pane, 'Stop recording');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      terminals.more(second, 'Download recording (.cast)'),
+      terminals.more(pane, 'Download recording (.cast)'),
     ]);
     expect(download.suggestedFilename()).toMatch(/^shell-.*\.cast$/);
     const text = readFileSync(await download.path(), 'utf8');
@@ -414,13 +607,13 @@ describe('Terminals in the browser, against the lab', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as unknown);
-    const { cols, rows } = await terminals.size(second);
+    const { cols, rows } = await terminals.size(pane);
     expect(header).toMatchObject({ version: 2, width: cols, height: rows });
     expect(events.map((event) => (event as [number, string, string])[2]).join('')).toContain(
       'recorded line',
     );
 
-    await terminals.more(second, 'Replay recording');
+    await terminals.more(pane, 'Replay recording');
     await expect.poll(() => terminals.selectedTab.textContent()).toMatch(/^Replay/);
     const player = page.getByRole('region', { name: /^Replay / });
     await expect
@@ -466,11 +659,11 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it('opens a shell from the command palette', async () => {
-    const count = await terminals.tabs.count();
+    await openShell();
     // In a terminal Ctrl+K belongs to the shell (kill line); Ctrl+Shift+P opens the palette.
     const palette = await openPaletteFromTerminal();
     await palette.run(`Shell in shell (${podName})`);
-    await expect.poll(() => terminals.tabs.count()).toBe(count + 1);
+    await expect.poll(() => terminals.tabs.count()).toBe(2);
     const pane = terminals.activePane;
     await terminals.waitForPrompt(pane);
     await terminals.run(pane, 'echo from the palette');
@@ -478,7 +671,7 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it("follows the app's theme", async () => {
-    const pane = terminals.activePane;
+    const pane = await openShell();
     const foreground = (): Promise<string> =>
       pane.locator('.xterm-rows').evaluate((rows) => getComputedStyle(rows).color);
     const light = await foreground();
@@ -492,22 +685,23 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it('keeps terminals alive while other views are shown', async () => {
-    const count = await terminals.tabs.count();
+    const pane = await openShell();
+    await terminals.run(pane, 'echo before leaving');
+    await terminals.waitForLine(pane, 'before leaving');
     await app.go('Nodes');
     await terminals.go();
-    expect(await terminals.tabs.count()).toBe(count);
-    await terminals.tabs.first().click();
-    const first = terminals.pane(0);
-    await terminals.run(first, 'echo still here');
-    await terminals.waitForLine(first, 'still here');
+    expect(await terminals.tabs.count()).toBe(1);
+    expect(await terminals.lines(pane)).toContain('before leaving');
+    await terminals.run(pane, 'echo still here');
+    await terminals.waitForLine(pane, 'still here');
   });
 
   it('draws with WebGL when asked, and falls back to the DOM when the context is lost', async () => {
+    const first = await openShell();
     await page.getByRole('button', { name: 'Terminal settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Terminal settings' });
     await dialog.getByLabel('Drawing').selectOption('webgl');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    const first = terminals.pane(0);
     await expect.poll(() => first.locator('.xterm-screen canvas').count()).toBeGreaterThan(0);
     await first.evaluate((element) => {
       for (const canvas of element.querySelectorAll('canvas')) {
@@ -536,6 +730,15 @@ describe('Terminals in the browser, against the lab', () => {
   });
 
   it('ends the core session when its pane is closed', async () => {
+    const first = await openShell();
+    await terminals.headerButton(first, 'Split right').click();
+    await terminals.waitForPrompt(terminals.pane(1));
+    await openShell();
+    const live = (): SessionSnapshot[] =>
+      core.sessions
+        .list()
+        .filter((session) => session.state === 'active' || session.state === 'starting');
+    await expect.poll(() => live().length).toBe(3);
     while ((await terminals.tabs.count()) > 0) {
       await page
         .getByRole('tablist', { name: 'Terminal tabs' })
@@ -544,16 +747,6 @@ describe('Terminals in the browser, against the lab', () => {
         .click();
     }
     await page.getByText('No terminals open').waitFor();
-    await expect
-      .poll(() =>
-        core.sessions
-          .list()
-          .filter((session) => session.state === 'active' || session.state === 'starting'),
-      )
-      .toEqual([]);
-  });
-
-  it('threw no error in the page', () => {
-    expect(opened.pageErrors).toEqual([]);
+    await expect.poll(live).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { stringify } from 'yaml';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { startHost, type Host } from '../../electron/core/host';
 import { openRpcSocket } from '../../electron/core/host/testing';
 import { webSocketPort } from '../../electron/core/host/websocket-port';
@@ -170,6 +170,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('streams a reset, then a delta for a pod created outside Porthole and its removal', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe(
         'resources',
@@ -217,6 +218,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('runs a pod from a YAML spec (creating its log directory), validates bad ones, stops it with a grace that a SIGTERM-ignoring PID 1 waits out, and removes it', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const subscription = client.subscribe('resources', { nodeId }, recorder.push);
       try {
@@ -266,6 +268,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     it('ends subscriptions with an AppError when the node disconnects', async () => {
+      await client.services.nodes.connect(nodeId); // connected already, unless run alone
       const recorder = new Recorder();
       const ended = new Promise<AppError>((resolve) =>
         client.subscribe('resources', { nodeId }, recorder.push, resolve),

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
-import { fingerprintSha256 } from '../../electron/core/ssh';
+import { CriClient } from '../../electron/core/base/cri';
+import { fingerprintSha256 } from '../../electron/core/base/ssh';
 import type { AppError } from '../../shared/errors';
 import type { NodeStatus, PendingPrompt, ResourceDelta, SshNodeProfile } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
@@ -148,14 +148,36 @@ afterAll(async () => {
 });
 
 describe('an SSH node in the app', () => {
-  let profile: SshNodeProfile;
+  let saved: SshNodeProfile | undefined;
+
+  /** The `lab-node` profile, saved by the first test that needs it, disconnected. */
+  async function labNode(): Promise<SshNodeProfile> {
+    saved ??= await saveProfile('lab-node', key.privateKeyPath);
+    if ((await statusOf(saved.id))?.state !== 'disconnected')
+      await client.services.nodes.disconnect(saved.id);
+    return saved;
+  }
+
+  /** Whether the node's host key is known: trusted before, or unknown (an empty file). */
+  function knowHostKey(known: boolean): void {
+    writeFileSync(knownHostsPath, known ? `${sshd.knownHostsLine}\n` : '');
+  }
+
+  /** `lab-node`, connected, its host key trusted. */
+  async function connectedNode(): Promise<SshNodeProfile> {
+    const profile = await labNode();
+    knowHostKey(true);
+    await client.services.nodes.connect(profile.id);
+    return profile;
+  }
 
   it('sends the open prompts on subscribe: none yet', async () => {
     await eventually(() => expect(promptLists[0]).toEqual([]));
   });
 
   it('asks about the unknown host key, connects once it is trusted, and remembers it', async () => {
-    profile = await saveProfile('lab-node', key.privateKeyPath);
+    const profile = await labNode();
+    knowHostKey(false);
     expect(await statusOf(profile.id)).toMatchObject({
       kind: 'ssh',
       origin: 'saved',
@@ -197,6 +219,7 @@ describe('an SSH node in the app', () => {
   });
 
   it('lists a pod created on the node through the resources subscription', async () => {
+    const profile = await connectedNode();
     const podId = await cri.runPod(
       podSandboxConfig('app-ssh-pod', { runtime, labels: { [TEST_LABEL]: 'app-ssh' } }),
     );
@@ -224,6 +247,8 @@ describe('an SSH node in the app', () => {
   it('runs a pod from a spec over SSH, its log directory made on the node through SFTP', async () => {
     // CRI-O where the lab has it: it fails CreateContainer when that directory is missing.
     const target = labRuntimes().find((candidate) => candidate.kind === 'cri-o') ?? runtime;
+    const profile = await labNode();
+    knowHostKey(true);
     const viaCrio = await client.services.nodes.saveProfile({
       ...profile,
       id: undefined,
@@ -235,7 +260,7 @@ describe('an SSH node in the app', () => {
       labels: { [TEST_LABEL]: 'app-ssh' },
     });
     try {
-      // The host key is known by now: no question.
+      // The host key is known: no question.
       expect(await client.services.nodes.connect(viaCrio.id)).toMatchObject({
         state: 'connected',
         runtime: { runtimeName: target.kind },
@@ -255,6 +280,7 @@ describe('an SSH node in the app', () => {
   });
 
   it('closes the SSH connection and its bridge on disconnect', async () => {
+    const profile = await connectedNode();
     const [bridge] = readdirSync(bridges);
     expect(bridge).toMatch(/^porthole-ssh-/);
     await client.services.nodes.disconnect(profile.id);
@@ -270,8 +296,9 @@ describe('an SSH node in the app', () => {
 
   it('asks for an encrypted key’s passphrase again after a wrong one', async () => {
     const lockedProfile = await saveProfile('locked-node', locked.privateKeyPath);
+    // The host key is known: the first question is the passphrase.
+    knowHostKey(true);
     const connecting = client.services.nodes.connect(lockedProfile.id);
-    // The host key is known now: the first question is the passphrase.
     const first = await nextPrompt('passphrase');
     expect(first).toMatchObject({
       nodeId: lockedProfile.id,
@@ -307,8 +334,8 @@ describe('an SSH node in the app', () => {
   });
 
   it('fails with a clear error when the host key is declined', async () => {
-    // Forget the key: it is unknown again.
-    writeFileSync(knownHostsPath, '');
+    const profile = await labNode();
+    knowHostKey(false);
     const connecting = client.services.nodes.connect(profile.id);
     const prompt = await nextPrompt('host-key');
     await client.services.nodes.answerPrompt(prompt.id, { kind: 'host-key', trust: false });
@@ -329,6 +356,8 @@ describe('an SSH node in the app', () => {
   });
 
   it('withdraws the question when the node is disconnected while it is open', async () => {
+    const profile = await labNode();
+    knowHostKey(false);
     const connecting = client.services.nodes.connect(profile.id);
     await nextPrompt('host-key');
     await client.services.nodes.disconnect(profile.id);

@@ -4,9 +4,9 @@
  * the runtimes differ, each test states what its runtime does (runtime-facts.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { type AppError } from '../../shared/errors';
-import type { ContainerEvent } from '../../electron/core/cri';
+import type { ContainerEvent } from '../../electron/core/base/cri';
 import {
   busyboxContainerConfig,
   LAB_IMAGES,
@@ -98,65 +98,95 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     });
 
     describe('pod and container lifecycle', () => {
-      let podConfig: LabPodSandboxConfig;
-      let podId = '';
-      let containerId = '';
       const labels = { 'porthole.case': `lifecycle-${runtime.id}` };
+      /** What the tests that stop and remove things make for themselves. */
+      const ownLabels = { 'porthole.case': `lifecycle-own-${runtime.id}` };
+      const podConfig: LabPodSandboxConfig = podSandboxConfig('lifecycle', { runtime, labels });
+      let podRun: Promise<string> | undefined;
+      let sleeperStart: Promise<string> | undefined;
+
+      /** The suite's pod, run by the first test that needs it. */
+      const pod = (): Promise<string> => (podRun ??= client.runPod(podConfig));
+
+      /** `sleep 3600` running in the suite's pod, started by the first test that needs it. */
+      const sleeper = (): Promise<string> =>
+        (sleeperStart ??= (async () => {
+          const id = await createLabContainer(
+            client,
+            await pod(),
+            busyboxContainerConfig('sleeper', ['sleep', '3600'], { labels }),
+            podConfig,
+          );
+          await client.startContainer(id);
+          return id;
+        })());
+
+      /** A container of its own in the suite's pod, for a test that changes it. */
+      const ownContainer = async (name: string): Promise<string> =>
+        createLabContainer(
+          client,
+          await pod(),
+          busyboxContainerConfig(name, ['sleep', '3600'], { labels: ownLabels }),
+          podConfig,
+        );
 
       afterAll(async () => {
         // Whatever a failed assertion left behind: the lab is shared with later suites.
-        if (podId !== '') {
-          await client.stopPod(podId).catch(() => undefined);
-          await client.removePod(podId).catch(() => undefined);
+        for (const caseLabels of [labels, ownLabels]) {
+          for (const leftover of await client.listPods({ labels: caseLabels })) {
+            await client.stopPod(leftover.id).catch(() => undefined);
+            await client.removePod(leftover.id).catch(() => undefined);
+          }
         }
       });
 
       it('runs a pod sandbox', async () => {
-        podConfig = podSandboxConfig('lifecycle', { runtime, labels });
-        podId = await client.runPod(podConfig);
-        const pod = await client.podStatus(podId, { verbose: true });
-        expect(pod).toMatchObject({
+        const podId = await pod();
+        const status = await client.podStatus(podId, { verbose: true });
+        expect(status).toMatchObject({
           id: podId,
           name: 'lifecycle',
           namespace: podConfig.metadata.namespace,
           uid: podConfig.metadata.uid,
           state: 'ready',
         });
-        expect(pod.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-        expect(pod.createdAt).toBeGreaterThan(Date.now() - 60_000);
-        expect(pod.info.info).toBeTypeOf('object');
+        expect(status.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+        expect(status.createdAt).toBeGreaterThan(Date.now() - 60_000);
+        expect(status.info.info).toBeTypeOf('object');
       });
 
       it('creates and starts a container', async () => {
-        containerId = await createLabContainer(
-          client,
-          podId,
-          busyboxContainerConfig('sleeper', ['sleep', '3600'], { labels }),
-          podConfig,
-        );
-        expect((await client.containerStatus(containerId)).state).toBe('created');
-        await client.startContainer(containerId);
-        const status = await client.containerStatus(containerId, { verbose: true });
-        expect(status).toMatchObject({
-          id: containerId,
-          name: 'sleeper',
-          state: 'running',
-          tty: false,
-        });
-        expect(status.podSandboxId).toBe(podId);
-        expect(status.startedAt).toBeGreaterThan(0);
-        expect(status.logPath).toContain('sleeper/0.log');
+        const podId = await pod();
+        const containerId = await ownContainer('starter');
+        try {
+          expect((await client.containerStatus(containerId)).state).toBe('created');
+          await client.startContainer(containerId);
+          const status = await client.containerStatus(containerId, { verbose: true });
+          expect(status).toMatchObject({
+            id: containerId,
+            name: 'starter',
+            state: 'running',
+            tty: false,
+          });
+          expect(status.podSandboxId).toBe(podId);
+          expect(status.startedAt).toBeGreaterThan(0);
+          expect(status.logPath).toContain('starter/0.log');
+        } finally {
+          await client.stopContainer(containerId, 0).catch(() => undefined);
+          await client.removeContainer(containerId).catch(() => undefined);
+        }
       });
 
       it('lists pods and containers with filters', async () => {
+        const [podId, containerId] = [await pod(), await sleeper()];
         const pods = await client.listPods({ labels });
         expect(pods.map((p) => p.id)).toEqual([podId]);
         expect(await client.listPods({ labels, state: 'notready' })).toEqual([]);
 
         expect((await client.listContainers({ labels })).map((c) => c.id)).toEqual([containerId]);
-        expect((await client.listContainers({ podSandboxId: podId })).map((c) => c.id)).toEqual([
-          containerId,
-        ]);
+        expect(
+          (await client.listContainers({ podSandboxId: podId, labels })).map((c) => c.id),
+        ).toEqual([containerId]);
         expect(
           (await client.listContainers({ labels, state: 'running' })).map((c) => c.id),
         ).toEqual([containerId]);
@@ -172,18 +202,20 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it('reports container and pod stats', async () => {
+        const [podId, containerId] = [await pod(), await sleeper()];
         const stats = await client.containerStats(containerId);
         expect(stats.containerId).toBe(containerId);
         expect(stats.memory?.workingSetBytes).toBeGreaterThan(0);
         expect(stats.cpu?.usageCoreNanoSeconds).toBeGreaterThanOrEqual(0);
-        const all = await client.listContainerStats({ podSandboxId: podId });
+        const all = await client.listContainerStats({ podSandboxId: podId, labels });
         expect(all.map((s) => s.containerId)).toEqual([containerId]);
-        const pod = await client.podStats(podId);
-        expect(pod.podSandboxId).toBe(podId);
-        expect(pod.containers.map((c) => c.containerId)).toContain(containerId);
+        const podStats = await client.podStats(podId);
+        expect(podStats.podSandboxId).toBe(podId);
+        expect(podStats.containers.map((c) => c.containerId)).toContain(containerId);
       });
 
       it('runs commands with ExecSync: stdout, stderr and exit codes', async () => {
+        const containerId = await sleeper();
         const ok = await client.execSync(containerId, ['sh', '-c', 'echo out; echo err >&2']);
         expect(decode(ok.stdout)).toBe('out\n');
         expect(decode(ok.stderr)).toBe('err\n');
@@ -194,6 +226,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it('ends an ExecSync at its timeout', async () => {
+        const containerId = await sleeper();
         const started = Date.now();
         const outcome = await client.execSync(containerId, ['sleep', '30'], 1).then(
           (result) => ({ exitCode: result.exitCode }),
@@ -209,6 +242,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it('fails a call whose own deadline passes, with the method and the deadline named', async () => {
+        const containerId = await sleeper();
         const error = await rejection(
           client.execSync(containerId, ['sleep', '5'], 0, { timeoutMs: 300 }),
         );
@@ -218,6 +252,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
 
       it('cancels a call through an AbortSignal', async () => {
+        const containerId = await sleeper();
         const controller = new AbortController();
         const pending = client.execSync(containerId, ['sleep', '5'], 0, {
           signal: controller.signal,
@@ -226,22 +261,26 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         expect((await rejection(pending)).code).toBe('cancelled');
       });
 
-      it('stops and removes the container', async () => {
+      it('stops and removes a container', async () => {
+        const containerId = await ownContainer('stopper');
+        await client.startContainer(containerId);
         await client.stopContainer(containerId, 1);
         const stopped = await client.containerStatus(containerId);
         expect(stopped.state).toBe('exited');
         expect(stopped.finishedAt).toBeGreaterThanOrEqual(stopped.startedAt ?? 0);
         expect([137, 143]).toContain(stopped.exitCode);
         await client.removeContainer(containerId);
-        expect(await client.listContainers({ labels })).toEqual([]);
+        expect(await client.listContainers({ labels: ownLabels })).toEqual([]);
       });
 
-      it('stops and removes the pod', async () => {
+      it('stops and removes a pod', async () => {
+        const podId = await client.runPod(
+          podSandboxConfig('lifecycle-end', { runtime, labels: ownLabels }),
+        );
         await client.stopPod(podId);
         expect((await client.podStatus(podId)).state).toBe('notready');
         await client.removePod(podId);
-        expect(await client.listPods({ labels })).toEqual([]);
-        podId = '';
+        expect(await client.listPods({ labels: ownLabels })).toEqual([]);
       });
     });
 

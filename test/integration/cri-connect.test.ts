@@ -4,13 +4,21 @@
  * The client must also let the process exit once disposed.
  */
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverEndpoints, probeEndpoint } from '../../electron/core/connect';
-import { CriClient } from '../../electron/core/cri';
+import { discoverEndpoints, probeEndpoint } from '../../electron/core/base/connect';
+import { CriClient } from '../../electron/core/base/cri';
 import { AppError } from '../../shared/errors';
 import type { DiscoveredEndpoint } from '../../shared/model';
 import { labRuntimes } from '../support/lab';
@@ -20,6 +28,23 @@ const fixtures = resolve(import.meta.dirname, 'fixtures');
 const [first, second] = labRuntimes();
 if (first === undefined) throw new Error('the lab has no runtime');
 
+/**
+ * This Node, where another user can run it: the toolchain's own Node may live under
+ * root's 0700 home (scripts/toolchain.sh caches it in ~/.cache), so it is linked (or
+ * copied) into the suite's scratch directory.
+ */
+function nodeForAnyUser(): string {
+  const path = join(scratch, 'node');
+  if (existsSync(path)) return path;
+  try {
+    linkSync(process.execPath, path);
+  } catch {
+    copyFileSync(process.execPath, path);
+    chmodSync(path, 0o755);
+  }
+  return path;
+}
+
 /** Runs a fixture under plain Node with tsx, optionally as another user. */
 async function runFixture(
   name: string,
@@ -27,7 +52,7 @@ async function runFixture(
   options: { uid?: number; gid?: number } = {},
 ): Promise<string> {
   const { stdout } = await run(
-    process.execPath,
+    options.uid === undefined ? process.execPath : nodeForAnyUser(),
     ['--import', 'tsx', join(fixtures, name), ...args],
     {
       timeout: 20_000,

@@ -9,15 +9,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Duplex, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CriClient } from '../../electron/core/cri';
-import { directDialer, openRemoteCommand, type Dialer } from '../../electron/core/streaming';
+import type { CriClient } from '../../electron/core/base/cri';
+import { directDialer, openRemoteCommand, type Dialer } from '../../electron/core/base/streaming';
 import {
   openRemoteCommandWith,
   websocketTransport,
   type RemoteCommandOptions,
   type RemoteCommandSession,
-} from '../../electron/core/streaming/remotecommand';
-import { connectWebSocket } from '../../electron/core/streaming/websocket';
+} from '../../electron/core/base/streaming/remotecommand';
+import { connectWebSocket } from '../../electron/core/base/streaming/websocket';
 import { AppError } from '../../shared/errors';
 import {
   CHANNEL,
@@ -27,12 +27,12 @@ import {
 } from '../fakes/ws-stream-server';
 import { SilentSpdyServer } from '../fakes/spdy-silent-server';
 import { hasOpenssl, selfSignedCertificate } from '../fakes/tls';
-import { RstStatus } from '../../electron/core/streaming/spdy';
+import { RstStatus } from '../../electron/core/base/streaming/spdy';
 import {
   FakeSpdyServer,
   type FakeServerStream,
   type FakeSpdyConnection,
-} from '../../electron/core/streaming/spdy/testing/fake-spdy-server';
+} from '../../electron/core/base/streaming/spdy/testing/fake-spdy-server';
 import { rejection } from '../support/errors';
 
 type Cri = Pick<CriClient, 'exec' | 'attach'>;
@@ -609,12 +609,26 @@ describe('SPDY', () => {
     await Promise.all(spdyServers.splice(0).map((server) => server.close()));
   });
 
-  /** A spdystream-like server; `script` runs once the client's streams are all open. */
+  type SpdyScript = (
+    streams: Map<string, FakeServerStream>,
+    connection: FakeSpdyConnection,
+  ) => void;
+
+  /**
+   * A spdystream-like server. `connect` opens a session through it and then runs `script`
+   * on the server's side: the client's open resolves once every stream it wanted was
+   * answered, so the script sees them all (however long the round trips take).
+   */
   async function spdyServe(
-    script: (streams: Map<string, FakeServerStream>, connection: FakeSpdyConnection) => void,
+    script: SpdyScript,
     protocols?: readonly string[],
-  ): Promise<{ server: FakeSpdyServer; opened: string[][] }> {
+  ): Promise<{
+    server: FakeSpdyServer;
+    opened: string[][];
+    connect: (extra?: Partial<RemoteCommandOptions>) => Promise<RemoteCommandSession>;
+  }> {
     const opened: string[][] = [];
+    const connections: [Map<string, FakeServerStream>, FakeSpdyConnection][] = [];
     const server = await FakeSpdyServer.start({
       ...(protocols !== undefined && { protocols }),
       autoReply: false,
@@ -622,21 +636,23 @@ describe('SPDY', () => {
         const streams = new Map<string, FakeServerStream>();
         const types: string[] = [];
         opened.push(types);
+        connections.push([streams, connection]);
         connection.onStream = (stream) => {
           const type = stream.headers.streamtype ?? '?';
           types.push(type);
           streams.set(type, stream);
           stream.incoming.resume();
-          // Streams come one after another; shortly after stdout's reply every stream the
-          // client wanted is open (stderr and resize follow within a round trip).
-          void stream.reply().then(() => {
-            if (type === 'stdout') setTimeout(() => script(streams, connection), 30);
-          });
+          void stream.reply();
         };
       },
     });
     spdyServers.push(server);
-    return { server, opened };
+    const connect = async (extra: Partial<RemoteCommandOptions> = {}) => {
+      const session = await open(spdyOptions(server, extra));
+      for (const [streams, connection] of connections.splice(0)) script(streams, connection);
+      return session;
+    };
+    return { server, opened, connect };
   }
 
   /** The runtime's teardown: status without FIN, RST CANCEL on every stream, GOAWAY, close. */
@@ -667,21 +683,21 @@ describe('SPDY', () => {
     ],
     ['a terminal', { tty: true, stdin: true }, ['error', 'stdin', 'stdout', 'resize']],
   ])('opens exactly the streams the flags imply (%s)', async (_name, flags, expected) => {
-    const { server, opened } = await spdyServe((streams, c) => {
+    const { connect, opened } = await spdyServe((streams, c) => {
       void finish(streams, c, statusJson(0));
     });
-    const session = await open(spdyOptions(server, flags));
+    const session = await connect(flags);
     expect(session.negotiated).toEqual({ transport: 'spdy', protocol: 'v4.channel.k8s.io' });
     await session.result;
     expect(opened).toEqual([expected]);
   });
 
   it('opens no resize stream before v3, and says resize is unsupported', async () => {
-    const { server, opened } = await spdyServe(
+    const { connect, opened } = await spdyServe(
       (streams, c) => void finish(streams, c, ''),
       ['v2.channel.k8s.io'],
     );
-    const session = await open(spdyOptions(server, { tty: true, stdin: true }));
+    const session = await connect({ tty: true, stdin: true });
     expect(session.negotiated.protocol).toBe('v2.channel.k8s.io');
     expect(session.capabilities.resize).toBe(false);
     session.resize(80, 24); // a no-op, not an error
@@ -690,39 +706,39 @@ describe('SPDY', () => {
   });
 
   it('reads the exit code from the status on the error stream', async () => {
-    const { server } = await spdyServe((streams, c) => {
+    const { connect } = await spdyServe((streams, c) => {
       void streams
         .get('stdout')!
         .write('partial output')
         .then(() => finish(streams, c, statusJson(3)));
     });
-    const session = await open(spdyOptions(server));
+    const session = await connect();
     expect((await readAll(session.stdout)).toString()).toBe('partial output');
     expect(await session.result).toMatchObject({ exitCode: 3, reason: 'NonZeroExitCode' });
   });
 
   it('rejects a garbage status with a protocol error', async () => {
-    const { server } = await spdyServe((streams, c) => void finish(streams, c, '{"status":'));
-    const session = await open(spdyOptions(server));
+    const { connect } = await spdyServe((streams, c) => void finish(streams, c, '{"status":'));
+    const session = await connect();
     expect((await rejection(session.result)).code).toBe('protocol-error');
   });
 
   it('treats a v4 end without status as abnormal', async () => {
-    const { server } = await spdyServe((streams, c) => void finish(streams, c, ''));
-    const session = await open(spdyOptions(server));
+    const { connect } = await spdyServe((streams, c) => void finish(streams, c, ''));
+    const session = await connect();
     const error = await rejection(session.result);
     expect(error.code).toBe('connection-lost');
     expect(error.message).toMatch(/without a command status/);
   });
 
   it('reports a server that dies mid-stream as connection-lost', async () => {
-    const { server } = await spdyServe((streams) => {
+    const { server, connect } = await spdyServe((streams) => {
       void streams
         .get('stdout')!
         .write(Buffer.alloc(64 * 1024))
         .then(() => server.close());
     });
-    const session = await open(spdyOptions(server));
+    const session = await connect();
     const started = Date.now();
     expect((await rejection(session.result)).code).toBe('connection-lost');
     expect(Date.now() - started).toBeLessThan(3000);
@@ -778,7 +794,7 @@ describe('SPDY', () => {
     const chunk = Buffer.alloc(32 * 1024, 0x62);
     const total = 100 * 1024 * 1024;
     let connection: FakeSpdyConnection | undefined;
-    const { server } = await spdyServe((streams, c) => {
+    const { connect } = await spdyServe((streams, c) => {
       connection = c;
       void (async () => {
         const stdout = streams.get('stdout')!;
@@ -787,7 +803,7 @@ describe('SPDY', () => {
         }
       })();
     });
-    const session = await open(spdyOptions(server));
+    const session = await connect();
     const rssBefore = process.memoryUsage().rss;
     let consumed = 0;
     const reading = pipeline(

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { EventName, EventPayload } from '../../shared/contract';
 import type { ForwardEntry, SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
@@ -222,7 +222,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
       expect(listed?.live?.metrics.totalConnections).toBe(3);
       const session = await eventually(() => {
-        const found = sessionOf((s) => s.kind === 'port-forward' && s.state === 'active');
+        const found = sessionOf(
+          (s) => s.kind === 'port-forward' && s.detail === `127.0.0.1:${port} → 8080`,
+        );
         expect(found?.bytesIn).toBeGreaterThanOrEqual(3 * DATA);
         expect(found?.throughput.some((rate) => rate > 0)).toBe(true);
         return found;
@@ -251,7 +253,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           killable: false,
         }),
       );
-      expect(await client.services.forwards.list()).toEqual([]);
+      expect((await client.services.forwards.list()).map((forward) => forward.id)).not.toContain(
+        created.id,
+      );
     });
 
     it('sends traffic-only changes at most 4 times a second', async () => {
@@ -313,7 +317,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect((await fetchThrough(port, '/data')).sha256).toBe(dataSha);
       const session = await eventually(() => {
         const found = sessionOf(
-          (s) => s.kind === 'port-forward' && s.state === 'active' && s.bytesIn >= DATA,
+          (s) =>
+            s.state === 'active' && s.detail === `127.0.0.1:${port} → 8080` && s.bytesIn >= DATA,
         );
         expect(found).toBeDefined();
         return found;
@@ -325,6 +330,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     it('refuses a local port in use with a clear error, keeping nothing', async () => {
       const blocker = await listen();
       const busy = (blocker.address() as AddressInfo).port;
+      const before = await client.services.forwards.list();
       try {
         await expect(
           client.services.forwards.create(nodeId, {
@@ -336,7 +342,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           message: `Local port ${busy} is already in use on 127.0.0.1.`,
           hint: expect.stringContaining('0 to let Porthole pick a free one') as string,
         });
-        expect(await client.services.forwards.list()).toEqual([]);
+        expect(await client.services.forwards.list()).toEqual(before);
       } finally {
         await new Promise((done) => blocker.close(done));
       }
@@ -356,8 +362,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           {
             id: created.id,
             nodeId,
-            // Kept so that the forward still names its node once the node is removed. The
-            // runtime's own name, as its Version answer gives it ("containerd", "cri-o").
+            // Kept so that the forward still names its node once the node is removed.
             nodeName: `${runtime.kind} (CONTAINER_RUNTIME_ENDPOINT)`,
             name: 'web data',
             spec: { target, ports: [{ localPort: 0, remotePort: 8080 }] },
@@ -387,12 +392,18 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(again?.lastError).toBeUndefined();
       expect(localPortOf(again)).toBe(port);
       expect((await fetchThrough(port, '/data')).sha256).toBe(dataSha);
+      await client.services.forwards.remove(created.id);
     });
 
     it('starts the saved forward in a new Porthole once the node connects', async () => {
-      const before = await client.services.forwards.list();
-      expect(before).toHaveLength(1);
-      const saved = before[0] as ForwardEntry;
+      const saved = await client.services.forwards.create(
+        nodeId,
+        { target, ports: [{ localPort: 0, remotePort: 8080 }] },
+        { name: 'web data', save: true, autoStart: true },
+      );
+      // Only this one is saved: the others go with this Porthole.
+      for (const other of await client.services.forwards.list())
+        if (other.id !== saved.id && other.saved) await client.services.forwards.remove(other.id);
       close();
 
       open();

@@ -18,14 +18,14 @@ import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   ForwardSupervisor,
   type ForwardRuntime,
   type ForwardTiming,
-} from '../../electron/core/forwards';
-import { directDialer, type Dialer } from '../../electron/core/streaming';
-import { upgradeToSpdy, type SpdyUpgrade } from '../../electron/core/streaming/spdy';
+} from '../../electron/core/features/forwards';
+import { directDialer, type Dialer } from '../../electron/core/base/streaming';
+import { upgradeToSpdy, type SpdyUpgrade } from '../../electron/core/base/streaming/spdy';
 import { AppError } from '../../shared/errors';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import {
@@ -515,13 +515,14 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       }
     });
 
-    it('re-establishes a dropped SPDY session; new connections wait, or are refused in time', async () => {
+    /**
+     * A forward whose SPDY sessions the test can drop, holding the next dial until it lets
+     * it through; connections wait `connectionWaitMs` for a session.
+     */
+    async function droppableForward(connectionWaitMs: number) {
       const sessions: Duplex[] = [];
       let gate: Promise<void> | undefined;
       let openGate = (): void => undefined;
-      const closeGate = (): void => {
-        gate = new Promise((done) => (openGate = done));
-      };
       const dialer: Dialer = async (host, port, signal) => {
         if (gate !== undefined) await gate;
         const socket = await directDialer(host, port, signal);
@@ -531,49 +532,72 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const supervisor = new ForwardSupervisor({
         runtime: client,
         dialer,
-        timing: { ...timing, connectionWaitMs: 1500 },
+        timing: { ...timing, connectionWaitMs },
       });
-      try {
-        const { id, ports } = await supervisor.start({
-          target: webTarget,
-          ports: [{ localPort: 0, remotePort: 8080 }],
-          transport: 'spdy',
-        });
-        const port = ports[0]?.localPort ?? 0;
-        const drop = async (): Promise<void> => {
-          closeGate();
+      const { id, ports } = await supervisor.start({
+        target: webTarget,
+        ports: [{ localPort: 0, remotePort: 8080 }],
+        transport: 'spdy',
+      });
+      const port = ports[0]?.localPort ?? 0;
+      return {
+        supervisor,
+        id,
+        port,
+        /** Drops the session; the next one waits for `reconnect`. */
+        async drop(): Promise<void> {
+          gate = new Promise((done) => (openGate = done));
           for (const socket of sessions.splice(0)) socket.destroy();
           const snapshot = await supervisor.waitFor(id, ['reconnecting'], 5000);
           expect(snapshot.state.reason).toMatch(/session .* lost/);
           expect(snapshot.ports[0]?.localPort).toBe(port);
-        };
+        },
+        reconnect: (): void => openGate(),
+        dispose(): void {
+          openGate();
+          supervisor.dispose();
+        },
+      };
+    }
 
-        // A connection made while the session is down waits for the new one.
-        await drop();
-        const waiting = http(port, { path: '/small' });
+    it('re-establishes a dropped SPDY session; a new connection waits for it', async () => {
+      // Waiting long enough for any machine to reconnect.
+      const forward = await droppableForward(30_000);
+      try {
+        await forward.drop();
+        const waiting = http(forward.port, { path: '/small' });
         await eventually(() => {
-          if (connection(supervisor.get(id), 8080, 'waiting') === undefined)
+          if (connection(forward.supervisor.get(forward.id), 8080, 'waiting') === undefined)
             throw new Error('none');
         });
-        openGate();
+        forward.reconnect();
         expect((await waiting).sha256).toBe(smallSha);
-        expect(supervisor.get(id)?.state.name).toBe('active');
-
-        // One that waits longer than connectionWaitMs is refused, and says why.
-        await drop();
-        const refusedAt = Date.now();
-        await expect(http(port, { path: '/small' })).rejects.toMatchObject({ code: 'ECONNRESET' });
-        expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(1400);
-        expect(connection(supervisor.get(id), 8080, 'failed')?.error).toMatchObject({
-          message: 'The connection was refused: the forward has no pod to send it to right now.',
-          detail: expect.stringContaining('waited 1500 ms') as string,
-        });
-        openGate();
-        await supervisor.waitFor(id, ['active'], 10_000);
-        expect((await http(port, { path: '/small' })).sha256).toBe(smallSha);
+        expect(forward.supervisor.get(forward.id)?.state.name).toBe('active');
       } finally {
-        openGate();
-        supervisor.dispose();
+        forward.dispose();
+      }
+    });
+
+    it('refuses a connection that waited longer than connectionWaitMs, and says why', async () => {
+      const forward = await droppableForward(1500);
+      try {
+        await forward.drop();
+        const refusedAt = Date.now();
+        await expect(http(forward.port, { path: '/small' })).rejects.toMatchObject({
+          code: 'ECONNRESET',
+        });
+        expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(1400);
+        expect(connection(forward.supervisor.get(forward.id), 8080, 'failed')?.error).toMatchObject(
+          {
+            message: 'The connection was refused: the forward has no pod to send it to right now.',
+            detail: expect.stringContaining('waited 1500 ms') as string,
+          },
+        );
+        forward.reconnect();
+        await forward.supervisor.waitFor(forward.id, ['active'], 10_000);
+        expect((await http(forward.port, { path: '/small' })).sha256).toBe(smallSha);
+      } finally {
+        forward.dispose();
       }
     });
 
@@ -691,8 +715,8 @@ describe('stop leaves no handle behind', () => {
       script,
       `
 import { connect } from 'node:net';
-import { CriClient } from ${from('electron/core/cri/index.ts')};
-import { ForwardSupervisor } from ${from('electron/core/forwards/index.ts')};
+import { CriClient } from ${from('electron/core/base/cri/index.ts')};
+import { ForwardSupervisor } from ${from('electron/core/features/forwards/index.ts')};
 
 const [endpoint, namespace, name] = process.argv.slice(2);
 const client = CriClient.create({ endpoint, timeoutMs: 10_000 });
@@ -704,7 +728,7 @@ const open = (port) => new Promise((done) => {
   sockets.push(socket);
 });
 for (const transport of ['spdy', 'websocket']) {
-  const { ports } = await supervisor.start({
+  const { id, ports } = await supervisor.start({
     target: { kind: 'pod', namespace, name },
     ports: [{ localPort: 0, remotePort: 8080 }, { localPort: 0, remotePort: 8081 }],
     transport,
@@ -715,7 +739,12 @@ for (const transport of ['spdy', 'websocket']) {
   await new Promise((resolve) => done.on('close', resolve).resume());
   (await open(ports[0].localPort)).write('GET /id HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
   (await open(ports[1].localPort)).write('hello');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Stopped only once the forward has the open one and the refused one.
+  for (;;) {
+    const metrics = supervisor.get(id)?.metrics;
+    if (metrics !== undefined && metrics.openConnections >= 1 && metrics.failedConnections >= 1) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 supervisor.dispose();
 client.dispose();

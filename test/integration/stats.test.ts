@@ -14,7 +14,7 @@ import type { AppError } from '../../shared/errors';
 import type { Disposable } from '../../shared/lifecycle';
 import type { StatsSample, StatsUpdate } from '../../shared/model';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   busyboxContainerConfig,
   labRuntimes,
@@ -214,7 +214,14 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       },
     );
 
-    it('gives a late subscriber the history first', () => {
+    it('gives a late subscriber the history first', async () => {
+      // Two samples of the busy container, so that there is a history.
+      await recorder.until(
+        () =>
+          recorder.samples.filter((s) => s.containers.some((c) => c.containerId === busyId))
+            .length >= 2 || undefined,
+        'two samples',
+      );
       const late = new StatsRecorder();
       const lateSubscription = core.events.stats({ nodeId }, late);
       try {

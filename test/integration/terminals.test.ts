@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
-import { defaultFlowLimits } from '../../electron/core/terminals';
+import { CriClient } from '../../electron/core/base/cri';
+import { defaultFlowLimits } from '../../electron/core/features/terminals';
 import type { AppError } from '../../shared/errors';
 import type { Disposable } from '../../shared/lifecycle';
 import type { TerminalEvent, TerminalInfo, TerminalOpenRequest } from '../../shared/model';
@@ -161,6 +161,39 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       return id;
     };
 
+    /** Waits until `count` processes in `containerId` run `command`, as `ps` shows them. */
+    const waitForProcess = async (containerId: string, command: string): Promise<void> => {
+      await expect
+        .poll(async () => {
+          const ps = await cri.execSync(containerId, ['ps'], 10);
+          return new TextDecoder()
+            .decode(ps.stdout)
+            .split('\n')
+            .some((line) => line.trimEnd().endsWith(` ${command}`));
+        })
+        .toBe(true);
+    };
+
+    /**
+     * Asks `stty size` until the PTY reports `rows cols`. A resize travels on a stream of
+     * its own, which the runtime applies independently of stdin: a command typed right
+     * after it may still see the old size.
+     */
+    const waitForSttySize = async (pane: Pane, rows: number, cols: number): Promise<void> => {
+      const started = Date.now();
+      for (let attempt = 1; ; attempt++) {
+        const from = pane.text().length;
+        await pane.write(`echo "size-${attempt} $(stty size)"\r`);
+        const [, size] = await pane.waitFor(
+          new RegExp(`\r\nsize-${attempt} (\\d+ \\d+)\r\n`),
+          from,
+        );
+        if (size === `${rows} ${cols}`) return;
+        if (Date.now() - started > 15_000)
+          throw new Error(`stty says ${size}, not ${rows} ${cols}`);
+      }
+    };
+
     const open = async (request: Partial<TerminalOpenRequest> = {}): Promise<Pane> => {
       const info = await client.services.terminals.open({
         nodeId,
@@ -247,13 +280,11 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         await pane.write('echo hi\r');
         await pane.waitFor(/\r\nhi\r\n/);
         // The PTY had its size before the first byte.
-        let from = pane.text().length;
+        const from = pane.text().length;
         await pane.write('stty size\r');
         await pane.waitFor(/\r\n30 100\r\n/, from);
         await client.services.terminals.resize(pane.info.terminalId, 120, 40);
-        from = pane.text().length;
-        await pane.write('stty size\r');
-        await pane.waitFor(/\r\n40 120\r\n/, from);
+        await waitForSttySize(pane, 40, 120);
         await client.services.terminals.close(pane.info.terminalId);
         expect((await pane.waitForExit()).reason).toBe('The terminal was closed.');
       });
@@ -279,7 +310,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     it('interrupts `sleep 100` with Ctrl-C promptly', async () => {
       const pane = await open({ command: ['sh'] });
       await pane.write('sleep 100\r');
-      await sleep(300);
+      await waitForProcess(sleeper, 'sleep 100');
       const from = pane.text().length;
       const started = performance.now();
       await pane.write('\x03');
@@ -308,7 +339,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       console.log(
         `[${runtime.id}] keystroke echo through the core (RPC in process): p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
       );
-      expect(p50).toBeLessThan(5);
+      // A few milliseconds on a quiet machine; `npm run bench` measures it. Here only a
+      // stalled echo path fails, on any machine and under load.
+      expect(p50).toBeLessThan(100);
     });
 
     it('keeps the session when the pane goes away; the next one continues', async () => {
@@ -316,9 +349,15 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       await first.write('echo one\r');
       await first.waitFor(/\r\none\r\n/);
       first.dispose();
-      // Nobody listens: the output waits in the core.
+      // Nobody listens: the output waits in the core (which has read it all: the echo of
+      // the line, its output and the next prompt).
+      const bytesIn = (): number =>
+        core.sessions.list().find((s) => s.id === first.info.sessionId)?.bytesIn ?? 0;
+      const before = bytesIn();
       await client.services.terminals.write(first.info.terminalId, 'echo two-$((1+1))\r');
-      await sleep(300);
+      await expect
+        .poll(bytesIn)
+        .toBeGreaterThanOrEqual(before + 'echo two-$((1+1))\r\ntwo-2\r\n/ # '.length);
       const second = new Pane(client, first.info);
       panes.push(second);
       await second.waitFor(/two-2/);
@@ -464,7 +503,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         `There is no container ffffffffffff on ${core.nodes.nodeName(nodeId)}.`,
       );
       const stopped = await start('stopped', ['true']);
-      await sleep(500);
+      await expect.poll(async () => (await cri.containerStatus(stopped)).state).toBe('exited');
       const notRunning = await rejection(open({ containerId: stopped }));
       expect(notRunning.code).toBe('failed-precondition');
       expect(notRunning.message).toMatch(/^The container stopped is not running \(exited/);

@@ -41,6 +41,14 @@ export interface RuntimeFacts {
    * it. CRI-O: no, `runc exec` runs as crio's child and the exec'd process dies with it.
    */
   readonly execSurvivesDaemon: boolean;
+  /**
+   * How an exec ends when its container is stopped under it. containerd: the process's own
+   * exit, 137. CRI-O: 137 too, unless CRI-O's stop loop SIGKILLs the `runc exec` itself
+   * first (it kills exec PIDs once the main process is gone): then its stream server sends
+   * InternalError "error executing command in container: signal: killed". A race in CRI-O,
+   * so both are facts of it.
+   */
+  readonly execEndsWithStoppedContainer: readonly ('exit-137' | 'exec-killed')[];
   /** CreateContainer with an image the runtime doesn't have. */
   readonly missingImage: { readonly code: ErrorCode; readonly message: RegExp };
 }
@@ -52,6 +60,7 @@ const containerd: Omit<RuntimeFacts, 'runtimeConfig' | 'containerEvents'> = {
   imageId: /^sha256:[0-9a-f]{64}$/,
   missingProgramExitCode: undefined,
   execSurvivesDaemon: true,
+  execEndsWithStoppedContainer: ['exit-137'],
   noMetadataMessage: 'Container config must include metadata.',
   missingImage: { code: 'not-found', message: /localhost\/porthole\/absent:1.*not found/ },
 };
@@ -65,6 +74,7 @@ const facts: Readonly<Record<LabRuntime['id'], RuntimeFacts>> = {
     podMetrics: true,
     podLevelStats: false,
     execSurvivesDaemon: false,
+    execEndsWithStoppedContainer: ['exit-137', 'exec-killed'],
     podWithoutCgroupFailsPodStats: false,
     imageId: /^[0-9a-f]{64}$/,
     missingProgramExitCode: 255,

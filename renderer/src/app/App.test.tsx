@@ -1,19 +1,13 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFakeCore, type FakeCore } from '../../../test/e2e/fixtures/fake-core';
 import { confirmRemoveContainer } from '../features/resources/actions';
 import { deriveRows } from '../features/resources/use-rows';
 import { createInMemoryPorthole } from '../platform';
 import { App } from './App';
-import { ModelProvider } from './context';
 import { createAppModel, type AppModel } from './model';
-
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+import { mountView } from './testing';
 
 interface Rendered {
   readonly model: AppModel;
@@ -33,24 +27,8 @@ async function renderApp(core: FakeCore, initialView = 'nodes'): Promise<Rendere
     initialView,
     schedule: (flush) => queueMicrotask(flush),
   });
-  const element = document.createElement('div');
-  document.body.append(element);
-  let root: Root | undefined;
-  await act(async () => {
-    root = createRoot(element);
-    root.render(
-      <ModelProvider model={model}>
-        <App />
-      </ModelProvider>,
-    );
-    await Promise.resolve();
-  });
-  cleanup = () => {
-    act(() => root?.unmount());
-    model.dispose();
-    model.client.dispose();
-    element.remove();
-  };
+  const { element, unmount } = await mountView(model, <App />);
+  cleanup = unmount;
   return { model, root: element, text: () => element.textContent ?? '' };
 }
 

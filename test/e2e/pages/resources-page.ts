@@ -36,6 +36,13 @@ export class ResourcesPage {
     await this.filterInput.fill(text);
   }
 
+  /** Clears every filter (text, labels, state, a pod's containers), if one is set. */
+  async clearFilters(): Promise<void> {
+    const clear = this.page.locator('.toolbar').getByRole('button', { name: 'Clear', exact: true });
+    if ((await clear.count()) > 0) await clear.click();
+    await this.page.locator('.toolbar .chip').waitFor({ state: 'detached' });
+  }
+
   async labels(selector: string): Promise<void> {
     await this.page.getByRole('textbox', { name: 'Label selector' }).fill(selector);
   }

@@ -1,4 +1,4 @@
-import { memo, useCallback, useMemo, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import type { SessionSnapshot } from '../../../../shared/model';
 import { useModel } from '../../app/context';
@@ -324,6 +324,11 @@ export function SessionsView() {
   const shown = useMemo(() => filterSessions(all, filter), [all, filter]);
   const ended = all.filter((row) => !row.live).length;
   const selected = all.find((row) => row.key === selectedKey);
+
+  // Opening the monitor shows the counters as they are now, not as of the last tick.
+  useEffect(() => {
+    feature.refresh();
+  }, [feature]);
 
   const select = useCallback(
     (key: string) => feature.store.setState({ selectedKey: key }),

@@ -24,6 +24,8 @@ export interface SessionsState {
 export interface SessionsFeature extends Disposable {
   readonly store: StoreApi<SessionsState>;
   setFilter(change: Partial<SessionFilter>): void;
+  /** Asks the core for the sessions as they are now (the monitor is opening). */
+  refresh(): void;
 }
 
 function createSessionsFeature(model: AppModel): SessionsFeature {
@@ -32,15 +34,27 @@ function createSessionsFeature(model: AppModel): SessionsFeature {
     loaded: false,
     filter: emptySessionFilter,
   }));
-  const subscription = model.client.subscribe(
-    'sessions',
-    undefined,
-    (sessions) => store.setState({ sessions, loaded: true, error: undefined }),
-    (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
-  );
+  // The core sends the whole list when subscribed, then on every change, but traffic only
+  // with its once-a-second tick. This subscription lives as long as the window (the
+  // sidebar's count needs it), so the list it last heard can be a second behind a busy
+  // session: a forward that just moved megabytes would open in the monitor at 0 B.
+  // Subscribing again gets the list as it is now.
+  const listen = (): Disposable =>
+    model.client.subscribe(
+      'sessions',
+      undefined,
+      (sessions) => store.setState({ sessions, loaded: true, error: undefined }),
+      (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
+    );
+  let subscription = listen();
   return {
     store,
     setFilter: (change) => store.setState((state) => ({ filter: { ...state.filter, ...change } })),
+    refresh: () => {
+      // The old one first: none of its lists may arrive after the fresh one.
+      subscription.dispose();
+      subscription = listen();
+    },
     dispose: () => subscription.dispose(),
   };
 }

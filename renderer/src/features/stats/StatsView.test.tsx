@@ -1,22 +1,16 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EventSink } from '../../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
 import type { NodeStatus, StatsSample, StatsUpdate } from '../../../../shared/model';
-import { ModelProvider } from '../../app/context';
 import { createAppModel, type AppModel } from '../../app/model';
+import { mountView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
 import { statsStoreOf } from './stats-store';
 import { StatsView } from './StatsView';
-
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 
 const lab: NodeStatus = {
   nodeId: 'n1',
@@ -57,24 +51,8 @@ async function render(nodes: NodeStatus[], prepare?: (model: AppModel) => void):
     schedule: (run) => queueMicrotask(run),
   });
   prepare?.(model);
-  const element = document.createElement('div');
-  document.body.append(element);
-  let root: Root | undefined;
-  await act(async () => {
-    root = createRoot(element);
-    root.render(
-      <ModelProvider model={model}>
-        <StatsView />
-      </ModelProvider>,
-    );
-    await Promise.resolve();
-  });
-  cleanup = () => {
-    act(() => root?.unmount());
-    model.dispose();
-    model.client.dispose();
-    element.remove();
-  };
+  const { element, unmount } = await mountView(model, <StatsView />);
+  cleanup = unmount;
   return { model, sinks, element, text: () => element.textContent ?? '' };
 }
 

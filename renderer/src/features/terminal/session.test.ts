@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AppError } from '../../../../shared/errors';
 import { parseCast } from './asciicast';
 import { TerminalSession } from './session';
 import { defaultSettings } from './settings';
@@ -26,7 +27,7 @@ afterEach(() => {
   cleanup = [];
 });
 
-async function openSession(core: FakeTerminalCore, onShortcut = vi.fn()) {
+async function openSession(core: FakeTerminalCore, onShortcut = vi.fn(), live = true) {
   const modules = await loadXterm();
   const session = new TerminalSession(
     'pane-1',
@@ -49,7 +50,7 @@ async function openSession(core: FakeTerminalCore, onShortcut = vi.fn()) {
     host.remove();
     core.client.dispose();
   });
-  await vi.waitFor(() => core.sink());
+  if (live) await vi.waitFor(() => core.sink());
   return { session, host };
 }
 
@@ -114,6 +115,61 @@ describe('TerminalSession with xterm.js', () => {
     ]);
     expect(seenByApp).toHaveBeenCalledOnce();
     await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(core.writes).toEqual([]);
+  });
+
+  it('keeps what is typed while it opens and sends it, in order, once live', async () => {
+    let release = (): void => undefined;
+    const core = fakeTerminalCore({ openGate: new Promise((done) => (release = done)) });
+    const { session } = await openSession(core, vi.fn(), false);
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('opening'));
+    // Typed at full speed into the new pane: keys, a paste, a mouse report.
+    press(session, { key: 'l', code: 'KeyL', keyCode: 76 });
+    press(session, { key: 's', code: 'KeyS', keyCode: 83 });
+    session.term.paste(' -l');
+    press(session, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    expect(core.writes).toEqual([]);
+    release();
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('live'));
+    press(session, { key: 'x', code: 'KeyX', keyCode: 88 });
+    await vi.waitFor(() => expect(typed(core)).toBe('ls -l\rx'));
+    expect(core.writes.every(([id]) => id === 't1')).toBe(true);
+  });
+
+  it('edits typed-ahead input locally too when the container has no tty', async () => {
+    let release = (): void => undefined;
+    const core = fakeTerminalCore({
+      tty: false,
+      openGate: new Promise((done) => (release = done)),
+    });
+    const { session } = await openSession(core, vi.fn(), false);
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('opening'));
+    for (const key of ['h', 'i', 'x']) {
+      const upper = key.toUpperCase();
+      press(session, { key, code: `Key${upper}`, keyCode: upper.charCodeAt(0) });
+    }
+    press(session, { key: 'Backspace', code: 'Backspace', keyCode: 8 });
+    press(session, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    release();
+    await vi.waitFor(() => expect(typed(core)).toBe('hi\n'));
+    // The local echo, Backspace included ("\b \b" leaves a written blank).
+    await vi.waitFor(() => expect(screenLine(session, 0).trimEnd()).toBe('hi'));
+  });
+
+  it('forgets typed-ahead input when the session fails to open', async () => {
+    let release = (): void => undefined;
+    const core = fakeTerminalCore({
+      failOpen: new AppError({ code: 'unavailable', message: 'The node went away.' }),
+      openGate: new Promise((done) => (release = done)),
+    });
+    const { session } = await openSession(core, vi.fn(), false);
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('opening'));
+    press(session, { key: 'a', code: 'KeyA', keyCode: 65 });
+    release();
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('ended'));
+    press(session, { key: 'Enter', code: 'Enter', keyCode: 13 }); // reopens
+    await vi.waitFor(() => expect(session.status.getState().generation).toBe(2));
+    await vi.waitFor(() => expect(session.status.getState().phase.phase).toBe('ended'));
     expect(core.writes).toEqual([]);
   });
 

@@ -70,6 +70,11 @@ export interface SessionEnvironment {
 }
 
 const recordingRefreshMs = 500;
+/**
+ * Input typed or pasted while the session is still opening is kept up to this many
+ * characters (a typed-ahead command, a paste), and the rest refused with a notice.
+ */
+const maxEarlyInput = 1024 * 1024;
 
 function commandLabel(target: TerminalTarget, command: readonly string[] | undefined): string {
   if (target.kind === 'attach') return 'attach';
@@ -96,6 +101,9 @@ export class TerminalSession implements Disposable {
   private disposed = false;
   private received = 0;
   private lines = new LineDiscipline();
+  /** Input from before the session was live, in order: replayed the moment it is. */
+  private early: { data: string; encoding: 'utf8' | 'binary' }[] = [];
+  private earlySize = 0;
   private target: TerminalTarget;
 
   constructor(
@@ -362,6 +370,13 @@ export class TerminalSession implements Disposable {
 
   private input(data: string, encoding: 'utf8' | 'binary'): void {
     const phase = this.status.getState().phase;
+    // A new pane has focus before its stream is open (a split, a new tab, Reopen): what is
+    // typed meanwhile is meant for the process, so it waits for the stream instead of
+    // being dropped (the connection takes input only once live).
+    if (phase.phase === 'probing' || phase.phase === 'opening') {
+      this.holdEarly(data, encoding);
+      return;
+    }
     // Without a tty nothing echoes or edits lines on the other side: the pane does.
     if (phase.phase === 'live' && !phase.info.tty && phase.info.stdin && encoding === 'utf8') {
       const { echo, send } = this.lines.input(data);
@@ -375,19 +390,40 @@ export class TerminalSession implements Disposable {
     this.connection?.write(data, encoding);
   }
 
+  private holdEarly(data: string, encoding: 'utf8' | 'binary'): void {
+    if (this.earlySize + data.length > maxEarlyInput) {
+      this.status.setState({
+        notice: 'Input beyond 1 MiB was dropped while the terminal was opening: paste it again.',
+      });
+      return;
+    }
+    this.earlySize += data.length;
+    this.early.push({ data, encoding });
+  }
+
   private onPhase(phase: ConnectionPhase): void {
     this.status.setState({ phase });
     if (phase.phase === 'live') {
       // Output without a tty has bare newlines; a terminal's own tty would add the CR.
       this.term.options.convertEol = !phase.info.tty;
       this.lines = new LineDiscipline();
+      // Now, before any later keystroke: the input path is the same as if typed now.
+      const early = this.early;
+      this.dropEarly();
+      for (const { data, encoding } of early) this.input(data, encoding);
     }
     if (phase.phase === 'ended') {
+      this.dropEarly();
       // Nothing reads the keyboard any more: no cursor inviting to type.
       this.term.options.cursorBlink = false;
       this.term.write('\x1b[?25l');
       if (this.recorder !== undefined) this.stopRecording();
     }
+  }
+
+  private dropEarly(): void {
+    this.early = [];
+    this.earlySize = 0;
   }
 
   private onKey(event: KeyboardEvent): boolean {

@@ -1,19 +1,13 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { App } from '../../app/App';
-import { ModelProvider } from '../../app/context';
 import { createAppModel, type AppModel } from '../../app/model';
+import { mountView } from '../../app/testing';
 import { paneIds } from './layout';
 import type { TerminalSession } from './session';
 import { terminalsOf, type TerminalsFeature } from './store';
 import { fakeTerminalCore, installInertCanvas, type FakeTerminalCore } from './testing';
-
-declare global {
-  var IS_REACT_ACT_ENVIRONMENT: boolean | undefined;
-}
-globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 
 let restoreCanvas: (() => void) | undefined;
 beforeAll(() => {
@@ -37,26 +31,11 @@ afterEach(() => {
 async function renderApp(): Promise<Rendered> {
   const core = fakeTerminalCore();
   const model = createAppModel(core.client, { initialView: 'nodes' });
-  const element = document.createElement('div');
-  element.style.width = '1200px';
-  element.style.height = '800px';
-  document.body.append(element);
-  let root: Root | undefined;
-  await act(async () => {
-    root = createRoot(element);
-    root.render(
-      <ModelProvider model={model}>
-        <App />
-      </ModelProvider>,
-    );
-    await Promise.resolve();
+  const { element, unmount } = await mountView(model, <App />, {
+    width: '1200px',
+    height: '800px',
   });
-  cleanup = () => {
-    act(() => root?.unmount());
-    model.dispose();
-    model.client.dispose();
-    element.remove();
-  };
+  cleanup = unmount;
   return { core, model, feature: terminalsOf(model), root: element };
 }
 

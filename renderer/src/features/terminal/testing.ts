@@ -31,7 +31,13 @@ export interface FakeTerminalCore {
 }
 
 export function fakeTerminalCore(
-  facts: { tty?: boolean; stdin?: boolean; failOpen?: AppError } = {},
+  facts: {
+    tty?: boolean;
+    stdin?: boolean;
+    failOpen?: AppError;
+    /** `open` answers once this settles (a slow runtime), at once without it. */
+    openGate?: Promise<void>;
+  } = {},
 ): FakeTerminalCore {
   let current: EventSink<TerminalEvent> | undefined;
   const core: Omit<FakeTerminalCore, 'client' | 'sink'> = {
@@ -49,8 +55,9 @@ export function fakeTerminalCore(
         core.probes += 1;
         return Promise.resolve(['/bin/ash']);
       },
-      open: (request: TerminalOpenRequest) => {
-        if (facts.failOpen !== undefined) return Promise.reject(facts.failOpen);
+      open: async (request: TerminalOpenRequest) => {
+        await facts.openGate;
+        if (facts.failOpen !== undefined) throw facts.failOpen;
         core.opened.push(request);
         const info: TerminalInfo = {
           terminalId: `t${core.opened.length}`,
@@ -67,7 +74,7 @@ export function fakeTerminalCore(
           attempts: [],
           openedAt: 0,
         };
-        return Promise.resolve(info);
+        return info;
       },
       write: (id: string, data: string, encoding?: 'utf8' | 'binary') => {
         core.writes.push([id, data, encoding]);

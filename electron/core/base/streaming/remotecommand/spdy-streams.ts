@@ -1,0 +1,107 @@
+/**
+ * The SPDY transport for exec/attach: one SPDY stream per stream type, named by its
+ * `streamtype` header, on the session layer in ../spdy (our own, because spdy-transport
+ * loses data against the runtimes' spdystream: see ../spdy/session.ts). Which streams, and
+ * what they carry, is the protocol handler's (handlers.ts).
+ */
+import type { Readable, Writable } from 'node:stream';
+import { AppError } from '../../../../../shared/errors';
+import type { SpdySession, SpdyStream, SpdyUpgrade } from '../spdy';
+import { offeredProtocols } from './handlers';
+import {
+  upgradeOptions,
+  type ConnectionClosed,
+  type InputEnd,
+  type StreamConnection,
+  type StreamTransport,
+  type StreamType,
+} from './streams';
+
+function swallow(): void {
+  // Stream errors also surface through the session result; this keeps an unobserved one
+  // from crashing the process.
+}
+
+class SpdyStreamConnection implements StreamConnection {
+  readonly transport = 'spdy' as const;
+  /** Every stream ends with FIN, on every protocol version. */
+  readonly halfClose = 'frame' as const;
+  readonly closed: Promise<ConnectionClosed>;
+  private failure: AppError | undefined;
+  private disposed = false;
+
+  /** `deadline` (epoch ms) bounds every stream's SYN_REPLY: the session's own timer. */
+  constructor(
+    private readonly session: SpdySession,
+    private readonly deadline: number,
+  ) {
+    this.closed = new Promise((resolve) => {
+      session.onDidClose((error) => {
+        const failure = this.failure ?? (this.disposed ? undefined : error);
+        resolve({ local: this.disposed, ...(failure !== undefined && { failure }) });
+      });
+    });
+  }
+
+  get protocol(): string {
+    return this.session.protocol;
+  }
+
+  openOutput(type: StreamType): Promise<Readable> {
+    return this.open(type);
+  }
+
+  async openInput(type: StreamType, end: InputEnd): Promise<Writable> {
+    if (end.kind === 'refuse') {
+      // FIN is part of SPDY itself: no handler has a reason to refuse it here.
+      throw new AppError({
+        code: 'internal',
+        message: 'A SPDY stream can always be half-closed.',
+        detail: end.error.message,
+      });
+    }
+    const stream = await this.open(type);
+    // The server never writes on the streams we write, but their readable sides still end
+    // (RST at teardown): keep them flowing so the session never waits on an unread stream.
+    stream.resume();
+    return stream;
+  }
+
+  private async open(type: StreamType): Promise<SpdyStream> {
+    const stream = await this.session.createStream(
+      { streamtype: type },
+      { timeoutMs: Math.max(1, this.deadline - Date.now()) },
+    );
+    stream.on('error', swallow);
+    return stream;
+  }
+
+  start(): void {
+    // Data flows on each stream as soon as it is open; the handler opened them all first.
+  }
+
+  abort(error: AppError): void {
+    this.failure ??= error;
+    this.session.dispose();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.session.dispose();
+  }
+}
+
+export function spdyTransport(upgrade: SpdyUpgrade): StreamTransport {
+  const protocols = offeredProtocols.spdy;
+  return {
+    transport: 'spdy',
+    protocols,
+    async connect(options) {
+      // One budget for the upgrade and every SYN_REPLY after it.
+      const deadline = Date.now() + options.timeoutMs;
+      const session = await upgrade(upgradeOptions(options, protocols));
+      return new SpdyStreamConnection(session, deadline);
+    },
+  };
+}
