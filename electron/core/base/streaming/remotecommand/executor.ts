@@ -14,7 +14,7 @@ import type { CriClient } from '../../cri';
 import { AppError, isAppError } from '../../../../../shared/errors';
 import type { Dialer, StreamTlsOptions } from '../dial';
 import { shouldFallback, UnmetRequirementError, withFallback } from '../fallback';
-import { handlerFor, type TransportKind } from './handlers';
+import { handlerFor, transportNames, type TransportKind } from './handlers';
 import { Session, type AttemptRecord, type RemoteCommandSession } from './session';
 import type {
   ConnectOptions,
@@ -66,11 +66,6 @@ function validate(options: RemoteCommandOptions): void {
     throw invalid('exec needs a command.');
   }
 }
-
-const transportNames: Readonly<Record<TransportKind, string>> = {
-  spdy: 'SPDY',
-  websocket: 'WebSocket',
-};
 
 /**
  * Upgrades with `transport` and opens the streams the negotiated protocol's handler wants.

@@ -13,6 +13,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { AppError } from '../../../../../shared/errors';
+import type { UpgradeTransport } from '../upgrade';
 import { ProtocolStreams, type ErrorStreamEnd } from './protocol-streams';
 import { decodeStatus, type CommandStatus } from './status';
 import type {
@@ -29,7 +30,8 @@ import type {
 export type TransportKind = 'spdy' | 'websocket';
 export type ProtocolVersion = 1 | 2 | 3 | 4 | 5;
 
-const transportNames: Readonly<Record<TransportKind, string>> = {
+/** A transport as the user reads it in messages. */
+export const transportNames: Readonly<Record<TransportKind, UpgradeTransport>> = {
   spdy: 'SPDY',
   websocket: 'WebSocket',
 };
