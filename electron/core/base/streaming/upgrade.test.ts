@@ -5,12 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rejection } from '../../../../test/support/errors';
+import { freePort } from '../../../../test/support/sshd';
 import { shouldFallback } from './fallback';
 import { upgradeToSpdy } from './spdy';
-import { isRefusedUpgrade, isUpgradeFailure, parseStreamUrl, type UpgradeError } from './upgrade';
+import { isRefusedUpgrade, isUpgradeFailure, parseStreamUrl, UpgradeError } from './upgrade';
 import { connectWebSocket } from './websocket';
 
 const OFFERED = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
@@ -24,27 +27,22 @@ afterEach(async () => {
 
 /** An HTTP server that answers every upgrade request with `answer`, written raw. */
 async function server(answer: Answer): Promise<{ url: (path?: string) => string }> {
-  const sockets = new Set<Socket>();
+  // Upgraded sockets leave the server's bookkeeping: these are ours to destroy.
+  const upgraded = new Set<Duplex>();
   const http: Server = createServer((_request, response) => response.writeHead(500).end());
-  http.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
   http.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+    upgraded.add(socket);
     socket.on('error', () => undefined);
     answer(request, socket);
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        http.close(() => resolve());
-      }),
-  );
-  const address = http.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: (path = '/exec/token') => `http://127.0.0.1:${address.port}${path}` };
+  cleanups.push(async () => {
+    upgraded.forEach((socket) => socket.destroy());
+    http.closeAllConnections();
+    await promisify(http.close.bind(http))();
+  });
+  const { port } = http.address() as AddressInfo;
+  return { url: (path = '/exec/token') => `http://127.0.0.1:${port}${path}` };
 }
 
 function respond(status: number, body: string, headers: readonly string[] = []): Answer {
@@ -70,13 +68,11 @@ const transports = {
     connectWebSocket({ url, protocols: OFFERED, ...extra }).then((ws) => ws.terminate()),
 } as const;
 
+/** The upgrade must fail with an UpgradeError, whatever the transport. */
 async function failure(promise: Promise<unknown>): Promise<UpgradeError> {
-  const error: unknown = await promise.then(
-    () => new Error('expected the upgrade to fail'),
-    (e: unknown) => e,
-  );
-  if (!isUpgradeFailure(error)) throw error;
-  return error;
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(UpgradeError);
+  return error as UpgradeError;
 }
 
 /** What of an UpgradeError must not depend on the transport. */
@@ -171,19 +167,8 @@ describe('the upgrade skeleton, for both transports', () => {
 
   it('fails the same way on no answer, a cancel and an unreachable server, and none falls back', async () => {
     const { url: silent } = await server(() => undefined);
-    const unreachable = await new Promise<string>((resolve) => {
-      const probe = createServer();
-      probe.listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() =>
-          resolve(
-            typeof address === 'object' && address !== null
-              ? `http://127.0.0.1:${address.port}/exec/x`
-              : '',
-          ),
-        );
-      });
-    });
+    // Nothing listens there.
+    const unreachable = `http://127.0.0.1:${await freePort()}/exec/x`;
     for (const upgrade of Object.values(transports)) {
       const late = await failure(upgrade(silent(), { timeoutMs: 100 }));
       expect(shape(late)).toMatchObject({ code: 'deadline-exceeded', status: undefined });
