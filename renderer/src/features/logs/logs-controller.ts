@@ -13,6 +13,7 @@ import type {
   LogUpdate,
   LogView,
 } from '../../../../shared/model';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
@@ -475,9 +476,9 @@ function linesOf(model: AppModel, logId: string | undefined, streams: StreamChoi
   );
 }
 
-const featureKey = 'logs';
+const logsState = new FeatureState('logs', (model) => new LogsController(model));
 
 /** The Logs view's controller for this window (created on first use). */
 export function logsControllerOf(model: AppModel): LogsController {
-  return model.featureState(featureKey, (created) => new LogsController(created));
+  return model.featureState(logsState);
 }
