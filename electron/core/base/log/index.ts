@@ -1,0 +1,21 @@
+export {
+  Log,
+  atLeast,
+  describeCause,
+  log,
+  logLevels,
+  logger,
+  parseLogLevel,
+  type LogSink,
+  type Logger,
+} from './logger';
+export {
+  LogFile,
+  defaultLogFileKeep,
+  defaultLogFileMaxBytes,
+  defaultLogFileName,
+  formatLogLine,
+  type LogFileOptions,
+} from './file';
+export { RecentLog, defaultRecentLogLimits, type RecentLogLimits } from './recent';
+export { redact, redactedMark } from './redact';
