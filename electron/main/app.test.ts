@@ -67,6 +67,7 @@ const electron = vi.hoisted(() => {
     exit: () => undefined,
     whenReady: () => ready,
     getAppPath: () => '/opt/porthole',
+    getVersion: () => '0.1.0',
     isPackaged: false,
     quits: 0,
   });

@@ -28,6 +28,7 @@ import {
 } from '../websocket';
 import { MAX_ERROR_TEXT } from './text';
 import type { PortForwardTransport, RemoteConnection, StreamUrlRequest } from './types';
+import { logger } from '../../log';
 
 export const WEBSOCKET_PORT_FORWARD_PROTOCOLS: readonly string[] = [
   'v4.channel.k8s.io',
@@ -42,9 +43,8 @@ const WRITABLE_HIGH_WATER_MARK = 64 * 1024;
 const DATA_CHANNEL = 0;
 const ERROR_CHANNEL = 1;
 
-function swallow(): void {
-  // The bridge reports stream errors; this keeps one that races its listeners unhandled-free.
-}
+/** The bridge reports stream errors; this keeps one that races its listeners handled. */
+const swallow = logger('streaming').failure('A WebSocket port-forward stream failed');
 
 function lost(detail: string): AppError {
   return new AppError({

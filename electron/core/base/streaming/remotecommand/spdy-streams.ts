@@ -19,6 +19,7 @@ import type {
   StreamsEnd,
   TerminalSize,
 } from './streams';
+import { logger } from '../../log';
 
 /**
  * The part of the SPDY session layer (../spdy) this creator relies on, so it can be
@@ -48,10 +49,11 @@ export type SpdyUpgrade = (options: SpdyUpgradeOptions) => Promise<SpdySessionLi
 const settleAfterStatusMs = 2000;
 const settleAfterCloseMs = 1000;
 
-function swallow(): void {
-  // Stream errors also surface through the session result; this keeps an unobserved one
-  // from crashing the process.
-}
+/**
+ * Stream errors also surface through the session result; this listener keeps an
+ * unobserved one from crashing the process, and the log has it at debug.
+ */
+const swallow = logger('streaming').failure('A remote-command SPDY stream failed');
 
 type StreamType = 'error' | 'stdin' | 'stdout' | 'stderr' | 'resize';
 

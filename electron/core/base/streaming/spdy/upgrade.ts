@@ -12,6 +12,7 @@ import {
 } from '../dial';
 import { UpgradeError } from './errors';
 import { SpdySessionImpl, type SpdySession } from './session';
+import { logger } from '../../log';
 
 export const SPDY_UPGRADE_PROTOCOL = 'SPDY/3.1';
 export const STREAM_PROTOCOL_HEADER = 'X-Stream-Protocol-Version';
@@ -340,9 +341,8 @@ function checkSwitch(response: IncomingMessage, offered: readonly string[]): str
   return undefined;
 }
 
-function ignoreError(): void {
-  // Errors before the session owns the socket surface through the step that failed.
-}
+/** Errors before the session owns the socket surface through the step that failed. */
+const ignoreError = logger('streaming').failure('The SPDY upgrade socket failed');
 
 function abortReason(signal: AbortSignal): AppError {
   const reason: unknown = signal.reason;
