@@ -14,7 +14,7 @@ import {
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { createCore } from '../core/composition';
 import { logger } from '../core/base/log';
-import { defaultConfigDir } from '../core/services';
+import { defaultConfigDir } from '../core/base/config';
 import { appEntryUrl } from './app-origin';
 import { registerIpc } from './ipc';
 import { menuTemplate } from './menu';
