@@ -14,7 +14,6 @@ export {
   defaultLogFileKeep,
   defaultLogFileMaxBytes,
   defaultLogFileName,
-  formatLogLine,
   type LogFileOptions,
 } from './file';
 export { RecentLog, defaultRecentLogLimits, type RecentLogLimits } from './recent';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/errors';
 import type { AppLogEntry } from '../../../../shared/model';
-import { formatLogLine, LogFile } from './file';
+import { formatLogLine } from '../../../../shared/app-log';
+import { LogFile } from './file';
 import { describeCause, Log, parseLogLevel } from './logger';
 import { RecentLog } from './recent';
 
