@@ -76,9 +76,10 @@ export function createCore(options: CoreOptions = {}): Core {
     ...(options.watcherTimings !== undefined && { watcherTimings: options.watcherTimings }),
   });
   const coreLog = logger('core');
+  const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
-    `Porthole ${options.appVersion ?? ''} started: Node ${process.versions.node}` +
-      (process.versions.electron !== undefined ? `, Electron ${process.versions.electron}` : ''),
+    `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
+      `Node ${node}${electron !== undefined ? `, Electron ${electron}` : ''}.`,
   );
   // Discovery and auto-connect start at once; requests wait for them as needed.
   core.nodes.start().catch((error: unknown) => coreLog.error('Discovery failed to start.', error));
