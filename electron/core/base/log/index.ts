@@ -1,5 +1,7 @@
 export {
   Log,
+  defaultLogBudget,
+  type LogBudget,
   atLeast,
   describeCause,
   log,

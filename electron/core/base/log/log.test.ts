@@ -44,6 +44,23 @@ describe('Log', () => {
     ]);
   });
 
+  it('bounds what one scope writes per window, and says how much it dropped', () => {
+    let now = 0;
+    const log = new Log({ entries: 3, windowMs: 1_000 }, () => now);
+    const seen: string[] = [];
+    log.attach({ write: (e) => seen.push(`${e.scope} ${e.message}`) });
+    const flood = log.scope('rpc');
+    for (let i = 0; i < 10; i++) flood.warn(`refused ${i}`);
+    log.scope('nodes').info('still heard');
+    expect(seen).toEqual(['rpc refused 0', 'rpc refused 1', 'rpc refused 2', 'nodes still heard']);
+    now = 1_000;
+    flood.warn('later');
+    expect(seen.slice(4)).toEqual([
+      'rpc 7 more entries were dropped: more than 3 in 1 s.',
+      'rpc later',
+    ]);
+  });
+
   it('survives a sink that throws', () => {
     const log = new Log();
     const seen: string[] = [];

@@ -95,9 +95,33 @@ const maxMessageChars = 2_000;
  * constructor that could be handed one, and a process has one config directory to write
  * to. Several cores in one process (tests) each attach their sinks and all see every entry.
  */
+/**
+ * How much one scope may write: `entries` per `windowMs`. Past it, entries are counted,
+ * not written, and the next window starts with one entry saying how many were dropped:
+ * a client that floods the core with refused requests can't wash the log's history out.
+ */
+export interface LogBudget {
+  readonly entries: number;
+  readonly windowMs: number;
+}
+
+export const defaultLogBudget: LogBudget = { entries: 200, windowMs: 60_000 };
+
+interface ScopeWindow {
+  start: number;
+  written: number;
+  dropped: number;
+}
+
 export class Log {
   private readonly sinks = new Set<LogSink>();
   private threshold: AppLogLevel = 'info';
+  private readonly windows = new Map<string, ScopeWindow>();
+
+  constructor(
+    private readonly budget: LogBudget = defaultLogBudget,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Entries below `level` are dropped before any work is done on them; default info. */
   setLevel(level: AppLogLevel): void {
@@ -131,15 +155,45 @@ export class Log {
 
   write(level: AppLogLevel, scope: string, message: string, cause?: unknown): void {
     if (this.sinks.size === 0 || !atLeast(level, this.threshold)) return;
+    const time = this.now();
+    if (!this.withinBudget(scope, time)) return;
     const cut =
       message.length > maxMessageChars ? `${message.slice(0, maxMessageChars)}…` : message;
-    const entry: AppLogEntry = {
-      time: Date.now(),
+    this.emit({
+      time,
       level,
       scope,
       message: redact(cut),
       ...(cause !== undefined && { detail: redact(describeCause(cause, level === 'error')) }),
-    };
+    });
+  }
+
+  /** Counts the entry against its scope's window; false when the window is spent. */
+  private withinBudget(scope: string, time: number): boolean {
+    let window = this.windows.get(scope);
+    if (window === undefined || time - window.start >= this.budget.windowMs) {
+      const dropped = window?.dropped ?? 0;
+      window = { start: time, written: 0, dropped: 0 };
+      this.windows.set(scope, window);
+      if (dropped > 0) {
+        window.written++;
+        this.emit({
+          time,
+          level: 'warn',
+          scope,
+          message: `${dropped} more ${dropped === 1 ? 'entry was' : 'entries were'} dropped: more than ${this.budget.entries} in ${this.budget.windowMs / 1000} s.`,
+        });
+      }
+    }
+    if (window.written >= this.budget.entries) {
+      window.dropped++;
+      return false;
+    }
+    window.written++;
+    return true;
+  }
+
+  private emit(entry: AppLogEntry): void {
     for (const sink of this.sinks) {
       try {
         sink.write(entry);
