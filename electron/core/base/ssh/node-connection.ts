@@ -417,8 +417,9 @@ export class SshNodeConnection implements Disposable {
     for (const listener of [...this.listeners]) {
       try {
         listener(state);
-      } catch {
-        // A listener's bug must not stop the others or the state machine.
+      } catch (error) {
+        // A listener's bug must not stop the others or the state machine; the log has it.
+        sshLog.error(`A listener of ${this.name}'s SSH state failed.`, error);
       }
     }
   }
