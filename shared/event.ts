@@ -16,7 +16,7 @@ let listenerErrorHandler: ListenerErrorHandler = (error) =>
   platformConsole?.error('A listener failed:', error);
 
 /**
- * Where a listener's exception goes (the console until a logger takes over). Returns the
+ * Where a listener's exception goes (the console until the core hands it to its log: createCore). Returns the
  * Disposable that puts the previous handler back.
  */
 export function setListenerErrorHandler(handler: ListenerErrorHandler): Disposable {

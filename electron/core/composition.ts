@@ -5,12 +5,16 @@
  * from here, so the two modes run the same services; unit tests start here too, with the
  * node seams (`discover`, `createClient`, `openSsh`) swapped for fakes.
  */
+import { join } from 'node:path';
 import type { EventSource, ServiceHandlers } from '../../shared/contract';
+import { setListenerErrorHandler } from '../../shared/event';
 import { DisposableStore, type Disposable } from '../../shared/lifecycle';
 import { defaultConfigDir } from './base/config';
 import { discoverEndpoints } from './base/connect';
 import { CriClient } from './base/cri';
+import { log, LogFile, logger, parseLogLevel, RecentLog } from './base/log';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
+import { DiagnosticsServiceImpl } from './features/diagnostics';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -43,6 +47,13 @@ export interface CoreOptions {
   readonly ssh?: CoreSshOptions;
   /** How long a host key or passphrase question waits for an answer; default 5 minutes. */
   readonly promptTimeoutMs?: number;
+  /** The app's version, for Diagnostics' report. */
+  readonly appVersion?: string;
+  /**
+   * The log file: `<configDir>/logs/porthole.log` (default), or none (`false`). Its level
+   * is PORTHOLE_LOG_LEVEL's (debug, info, warn, error), default info.
+   */
+  readonly logFile?: boolean;
   /** Finds this machine's runtimes; default the real discovery. */
   readonly discover?: NodeManagerOptions['discover'];
   /** Makes a node's CRI client; default a real gRPC client. */
@@ -61,14 +72,25 @@ export interface Core extends Disposable {
 export function createCore(options: CoreOptions = {}): Core {
   const env = options.env ?? process.env;
   const configDir = options.configDir ?? defaultConfigDir(env);
-  // Disposed newest first: the features' sessions before the registry, nodes, then the
-  // questions the nodes' connection attempts were asking.
+  // Disposed newest first: the features' sessions before the registry, nodes, the recent
+  // log, the questions the nodes' connection attempts were asking, and the log file last,
+  // so the shutdown's own entries reach it.
   const store = new DisposableStore();
+  log.setLevel(parseLogLevel(env.PORTHOLE_LOG_LEVEL) ?? 'info');
+  const coreLog = logger('core');
+  // A listener's bug is isolated by Emitter.fire; the log has it.
+  store.add(setListenerErrorHandler((error) => coreLog.error('A listener failed.', error)));
+  const logFile = options.logFile === false ? undefined : openLogFile(configDir);
+  if (logFile !== undefined) store.add(log.attach(store.add(logFile)));
   const prompts = store.add(
     new PromptBroker({
       ...(options.promptTimeoutMs !== undefined && { timeoutMs: options.promptTimeoutMs }),
     }),
   );
+  // Attached before the features, detached after them: what they log while they shut down
+  // is kept for Diagnostics.
+  const recent = new RecentLog();
+  store.add(log.attach(recent));
   const nodes = store.add(
     new NodeManager({
       configDir,
@@ -94,8 +116,13 @@ export function createCore(options: CoreOptions = {}): Core {
   const terminals = store.add(new TerminalManager({ nodes, sessions }));
   const stats = store.add(new StatsHub(nodes));
   const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
+  const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
+  coreLog.info(
+    `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
+      `Node ${node}${electron !== undefined ? `, Electron ${electron}` : ''}.`,
+  );
   // Discovery and auto-connect start at once; requests wait for them as needed.
-  nodes.start().catch(() => undefined);
+  nodes.start().catch((error: unknown) => coreLog.error('Discovery failed to start.', error));
   return {
     services: {
       nodes: new NodesServiceImpl(nodes, forwards),
@@ -105,6 +132,12 @@ export function createCore(options: CoreOptions = {}): Core {
       logs,
       terminals: new TerminalsServiceImpl(terminals),
       forwards: new ForwardsServiceImpl(forwards),
+      diagnostics: new DiagnosticsServiceImpl({
+        recent,
+        nodes: () => nodes.statuses(),
+        ...(logFile !== undefined && { logFile: logFile.path }),
+        ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
+      }),
     },
     events: {
       ...createEventSource(nodes),
@@ -118,4 +151,17 @@ export function createCore(options: CoreOptions = {}): Core {
     sessions,
     dispose: () => store.dispose(),
   };
+}
+
+/**
+ * The log file in `<configDir>/logs`, or none when its folder can't be made (a read-only
+ * home): Porthole runs without it, and Diagnostics still shows the recent entries.
+ */
+function openLogFile(configDir: string): LogFile | undefined {
+  try {
+    return new LogFile({ dir: join(configDir, 'logs') });
+  } catch (error) {
+    process.emitWarning(`Porthole writes no log file: ${String(error)}`);
+    return undefined;
+  }
 }

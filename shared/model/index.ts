@@ -12,3 +12,4 @@ export { capabilityNames } from './runtime';
 export type * from './node';
 export type * from './resources';
 export type * from './ssh';
+export type * from './diagnostics';

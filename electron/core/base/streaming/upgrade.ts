@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { logger } from '../log';
 import { AppError, type AppErrorData, type ErrorCode } from '../../../../shared/errors';
 import {
   abortable,
@@ -352,6 +353,5 @@ export function readRefusalBody(response: IncomingMessage): Promise<string> {
   });
 }
 
-function ignoreError(): void {
-  // Errors before the transport owns the connection surface through the step that failed.
-}
+/** Errors before the transport owns the connection surface through the step that failed. */
+const ignoreError = logger('streaming').failure('The upgrade socket failed');

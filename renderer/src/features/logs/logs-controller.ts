@@ -184,6 +184,7 @@ export class LogsController implements Disposable {
         }),
       });
       if (seq !== this.openSeq || this.disposed) {
+        // Superseded while opening: a close that fails finds the log gone already.
         void this.model.client.services.logs.close(info.logId).catch(() => undefined);
         return;
       }
@@ -226,6 +227,7 @@ export class LogsController implements Disposable {
     this.growthSearchTimer = undefined;
     const logId = this.state.info?.logId;
     if (logId !== undefined) {
+      // Moving on from this log: a close that fails finds it gone already (a lost node).
       void this.model.client.services.logs.close(logId).catch(() => undefined);
     }
   }
@@ -315,6 +317,7 @@ export class LogsController implements Disposable {
     if (logId === undefined) return;
     this.model.client.services.logs
       .search(logId, viewOf(this.state.streams), { text: '' }, 0)
+      // Only a head start: the search that follows reports any failure itself.
       .catch(() => undefined);
   }
 

@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { AppError } from '../../../../../shared/errors';
+import { logger } from '../../log';
 import type { SpdySession, SpdyStream, SpdyUpgrade } from '../spdy';
 import { offeredProtocols } from './handlers';
 import {
@@ -17,10 +18,11 @@ import {
   type StreamType,
 } from './streams';
 
-function swallow(): void {
-  // Stream errors also surface through the session result; this keeps an unobserved one
-  // from crashing the process.
-}
+/**
+ * Stream errors also surface through the session result; this keeps an unobserved one from
+ * crashing the process, and logs it.
+ */
+const swallow = logger('streaming').failure('A remote-command SPDY stream failed');
 
 class SpdyStreamConnection implements StreamConnection {
   readonly transport = 'spdy' as const;

@@ -23,6 +23,7 @@ import {
   MAX_MESSAGE_PAYLOAD,
   type ChannelEncoding,
 } from './protocol';
+import { logger } from '../../log';
 
 export interface ChannelConnectionOptions {
   /** Buffered bytes per output channel before the socket is paused. */
@@ -83,10 +84,11 @@ const defaultCloseTimeoutMs = 1000;
 /** Close codes that mean "ended on purpose" (1005: closed without a status code). */
 const normalCloseCodes = new Set([1000, 1005]);
 
-function swallow(): void {
-  // Errors on exposed streams are also reported through the session result; this listener
-  // only keeps an unobserved stream error from crashing the process.
-}
+/**
+ * Errors on exposed streams are also reported through the session result; this listener
+ * keeps an unobserved stream error from crashing the process, and the log has it at debug.
+ */
+const swallow = logger('streaming').failure('A WebSocket channel stream failed');
 
 export class ChannelConnection implements Disposable {
   readonly protocol: string;
