@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { portholePlugin } from './scripts/lint/core-layers.js';
 
 /** Node's built-in modules, with and without the `node:` prefix. */
 const nodeBuiltins = [
@@ -134,6 +135,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Inside the core: features stand on the base, and reach each other through index.ts.
+    files: ['electron/core/**/*.ts'],
+    plugins: { porthole: portholePlugin },
+    rules: { 'porthole/core-layers': 'error' },
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCore } from '../electron/core/composition';
 import { loadOrCreateCertificate, startHost, type Host, type HostTls } from '../electron/core/host';
-import { defaultConfigDir } from '../electron/core/services';
+import { defaultConfigDir } from '../electron/core/base/config';
 import { buildRenderer, rendererIsStale, rendererOutDir, root } from './build';
 
 export interface BrowserModeOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DisposableStore, toDisposable } from './lifecycle';
+import { DisposableStore, MutableDisposable, toDisposable, type Disposable } from './lifecycle';
 
 describe('toDisposable', () => {
   it('runs its function once however often it is disposed', () => {
@@ -50,5 +50,45 @@ describe('DisposableStore', () => {
     store.delete(item);
     store.dispose();
     expect(fn).not.toHaveBeenCalled();
+  });
+});
+
+describe('MutableDisposable', () => {
+  it('disposes the old value when a new one is set, and the last one with itself', () => {
+    const holder = new MutableDisposable<Disposable>();
+    const first = vi.fn();
+    const second = vi.fn();
+    holder.value = toDisposable(first);
+    holder.value = toDisposable(second);
+    expect(first).toHaveBeenCalledTimes(1);
+    expect(second).not.toHaveBeenCalled();
+    holder.dispose();
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(holder.value).toBeUndefined();
+  });
+
+  it('disposes a value set after the holder itself was disposed', () => {
+    const holder = new MutableDisposable<Disposable>();
+    holder.dispose();
+    const late = vi.fn();
+    holder.value = toDisposable(late);
+    expect(late).toHaveBeenCalledTimes(1);
+    expect(holder.value).toBeUndefined();
+  });
+
+  it('hands its value over without disposing it on take, and clears by disposing', () => {
+    const holder = new MutableDisposable<Disposable>();
+    const kept = vi.fn();
+    const cleared = vi.fn();
+    const value = toDisposable(kept);
+    holder.value = value;
+    expect(holder.take()).toBe(value);
+    holder.dispose();
+    expect(kept).not.toHaveBeenCalled();
+    const other = new MutableDisposable<Disposable>();
+    other.value = toDisposable(cleared);
+    other.clear();
+    expect(cleared).toHaveBeenCalledTimes(1);
+    expect(other.value).toBeUndefined();
   });
 });

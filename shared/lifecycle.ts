@@ -59,3 +59,47 @@ export class DisposableStore implements Disposable {
     if (errors.length > 1) throw new AggregateError(errors, 'Several disposables failed');
   }
 }
+
+/**
+ * Owns at most one disposable at a time: setting a new value disposes the old one, and
+ * disposing the holder disposes the value (and any set afterwards). For optional owned
+ * resources (a watcher, a follower, a bridge) that come and go over an owner's life.
+ */
+export class MutableDisposable<T extends Disposable> implements Disposable {
+  private current: T | undefined;
+  private disposed = false;
+
+  get value(): T | undefined {
+    return this.current;
+  }
+
+  set value(next: T | undefined) {
+    if (this.disposed) {
+      next?.dispose();
+      return;
+    }
+    if (next === this.current) return;
+    const previous = this.current;
+    this.current = next;
+    previous?.dispose();
+  }
+
+  /** Disposes the value, if any, leaving the holder empty and usable. */
+  clear(): void {
+    this.value = undefined;
+  }
+
+  /** Hands the value over without disposing it (ownership moves to the caller). */
+  take(): T | undefined {
+    const value = this.current;
+    this.current = undefined;
+    return value;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const value = this.take();
+    value?.dispose();
+  }
+}

@@ -1,22 +1,35 @@
 /**
- * The core, wired: real discovery, real CRI clients, real SSH connections, settings in
+ * The core's one composition root: the contract's services and events over one
+ * NodeManager, with real discovery, real CRI clients, real SSH connections and settings in
  * the user's config directory. The Electron shell and the browser-mode host both start
- * from here, so the two modes run the same services.
+ * from here, so the two modes run the same services; unit tests start here too, with the
+ * node seams (`discover`, `createClient`, `openSsh`) swapped for fakes.
  */
 import { join } from 'node:path';
-import { DisposableStore } from '../../shared/lifecycle';
+import type { EventSource, ServiceHandlers } from '../../shared/contract';
+import { setListenerErrorHandler } from '../../shared/event';
+import { DisposableStore, type Disposable } from '../../shared/lifecycle';
+import { defaultConfigDir } from './base/config';
 import { discoverEndpoints } from './base/connect';
-import { log, LogFile, logger, parseLogLevel } from './base/log';
 import { CriClient } from './base/cri';
-import {
-  createCoreServices,
-  defaultConfigDir,
-  PromptBroker,
-  sshTargetOf,
-  type CoreServices,
-  type WatcherTimings,
-} from './services';
+import { log, LogFile, logger, parseLogLevel, RecentLog } from './base/log';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
+import { DiagnosticsServiceImpl } from './features/diagnostics';
+import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
+import { LogsServiceImpl } from './features/logs';
+import {
+  NodeManager,
+  NodesServiceImpl,
+  PromptBroker,
+  createEventSource,
+  sshTargetOf,
+  type NodeManagerOptions,
+  type WatcherTimings,
+} from './features/nodes';
+import { LifecycleServiceImpl, ResourcesServiceImpl } from './features/resources';
+import { SessionRegistry, SessionsServiceImpl, sessionsEventSource } from './features/sessions';
+import { StatsHub, statsEventSource } from './features/stats';
+import { TerminalManager, TerminalsServiceImpl, terminalEventSource } from './features/terminals';
 
 /** SSH settings for every SSH node (tests point these at their own files). */
 export type CoreSshOptions = Omit<
@@ -41,55 +54,102 @@ export interface CoreOptions {
    * is PORTHOLE_LOG_LEVEL's (debug, info, warn, error), default info.
    */
   readonly logFile?: boolean;
+  /** Finds this machine's runtimes; default the real discovery. */
+  readonly discover?: NodeManagerOptions['discover'];
+  /** Makes a node's CRI client; default a real gRPC client. */
+  readonly createClient?: NodeManagerOptions['createClient'];
+  /** Opens an SSH node's connection; default a real one with the `ssh` settings. */
+  readonly openSsh?: NodeManagerOptions['openSsh'];
 }
 
-export type Core = CoreServices;
+export interface Core extends Disposable {
+  readonly services: ServiceHandlers;
+  readonly events: EventSource;
+  readonly nodes: NodeManager;
+  readonly sessions: SessionRegistry;
+}
 
 export function createCore(options: CoreOptions = {}): Core {
   const env = options.env ?? process.env;
   const configDir = options.configDir ?? defaultConfigDir(env);
-  const owned = new DisposableStore();
+  // Disposed newest first: the features' sessions before the registry, nodes, the recent
+  // log, the questions the nodes' connection attempts were asking, and the log file last,
+  // so the shutdown's own entries reach it.
+  const store = new DisposableStore();
   log.setLevel(parseLogLevel(env.PORTHOLE_LOG_LEVEL) ?? 'info');
+  const coreLog = logger('core');
+  // A listener's bug is isolated by Emitter.fire; the log has it.
+  store.add(setListenerErrorHandler((error) => coreLog.error('A listener failed.', error)));
   const logFile = options.logFile === false ? undefined : openLogFile(configDir);
-  if (logFile !== undefined) owned.add(log.attach(owned.add(logFile)));
-  const prompts = owned.add(
+  if (logFile !== undefined) store.add(log.attach(store.add(logFile)));
+  const prompts = store.add(
     new PromptBroker({
       ...(options.promptTimeoutMs !== undefined && { timeoutMs: options.promptTimeoutMs }),
     }),
   );
-  const core = createCoreServices({
-    configDir,
-    ...(logFile !== undefined && { logFile: logFile.path }),
-    ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
-    env,
-    discover: discoverEndpoints,
-    createClient: (clientOptions) => CriClient.create(clientOptions),
-    openSsh: (profile, { confirmHostKey, askPassphrase, signal }) =>
-      SshNodeConnection.connect({
-        ...options.ssh,
-        target: sshTargetOf(profile),
-        confirmHostKey,
-        askPassphrase,
-        signal,
-      }),
-    prompts,
-    ...(options.watcherTimings !== undefined && { watcherTimings: options.watcherTimings }),
-  });
-  const coreLog = logger('core');
+  // Attached before the features, detached after them: what they log while they shut down
+  // is kept for Diagnostics.
+  const recent = new RecentLog();
+  store.add(log.attach(recent));
+  const nodes = store.add(
+    new NodeManager({
+      configDir,
+      env,
+      discover: options.discover ?? discoverEndpoints,
+      createClient: options.createClient ?? ((clientOptions) => CriClient.create(clientOptions)),
+      openSsh:
+        options.openSsh ??
+        ((profile, { confirmHostKey, askPassphrase, signal }) =>
+          SshNodeConnection.connect({
+            ...options.ssh,
+            target: sshTargetOf(profile),
+            confirmHostKey,
+            askPassphrase,
+            signal,
+          })),
+      prompts,
+      ...(options.watcherTimings !== undefined && { watcherTimings: options.watcherTimings }),
+    }),
+  );
+  const sessions = store.add(new SessionRegistry());
+  const logs = store.add(new LogsServiceImpl(nodes, sessions));
+  const terminals = store.add(new TerminalManager({ nodes, sessions }));
+  const stats = store.add(new StatsHub(nodes));
+  const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
       `Node ${node}${electron !== undefined ? `, Electron ${electron}` : ''}.`,
   );
   // Discovery and auto-connect start at once; requests wait for them as needed.
-  core.nodes.start().catch((error: unknown) => coreLog.error('Discovery failed to start.', error));
+  nodes.start().catch((error: unknown) => coreLog.error('Discovery failed to start.', error));
   return {
-    ...core,
-    dispose: () => {
-      core.dispose();
-      // The prompts, then the log file last, so the shutdown's own entries reach it.
-      owned.dispose();
+    services: {
+      nodes: new NodesServiceImpl(nodes, forwards),
+      resources: new ResourcesServiceImpl(nodes),
+      lifecycle: new LifecycleServiceImpl(nodes),
+      sessions: new SessionsServiceImpl(sessions),
+      logs,
+      terminals: new TerminalsServiceImpl(terminals),
+      forwards: new ForwardsServiceImpl(forwards),
+      diagnostics: new DiagnosticsServiceImpl({
+        recent,
+        nodes: () => nodes.statuses(),
+        ...(logFile !== undefined && { logFile: logFile.path }),
+        ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
+      }),
     },
+    events: {
+      ...createEventSource(nodes),
+      sessions: sessionsEventSource(sessions),
+      logs: logs.events,
+      terminal: terminalEventSource(terminals),
+      stats: statsEventSource(stats),
+      forwards: forwardsEventSource(forwards),
+    },
+    nodes,
+    sessions,
+    dispose: () => store.dispose(),
   };
 }
 

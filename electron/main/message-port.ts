@@ -1,16 +1,17 @@
 import type { MessagePortMain } from 'electron';
+import { Emitter } from '../../shared/event';
 import { toDisposable } from '../../shared/lifecycle';
 import type { MessagePortLike } from '../../shared/rpc';
 
 /** Electron's main-process MessagePort as the RPC's port (structured clone, no JSON). */
 export function fromMessagePortMain(port: MessagePortMain): MessagePortLike {
-  const closeListeners = new Set<() => void>();
+  const closes = new Emitter<void>();
   let closed = false;
   port.on('close', () => {
     if (closed) return;
     closed = true;
-    for (const listener of [...closeListeners]) listener();
-    closeListeners.clear();
+    closes.fire();
+    closes.dispose();
   });
   const result: MessagePortLike = {
     postMessage: (message) => {
@@ -21,10 +22,7 @@ export function fromMessagePortMain(port: MessagePortMain): MessagePortLike {
       port.on('message', handler);
       return toDisposable(() => port.off('message', handler));
     },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return toDisposable(() => closeListeners.delete(listener));
-    },
+    onClose: closes.event,
     close: () => port.close(),
   };
   port.start();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readJsonFile, writeJsonFileAtomic } from '../core/services';
+import { readJsonFile, writeJsonFileAtomic } from '../core/base/config';
 
 /** Where and how big the window was, kept in `<configDir>/window-state.json`. */
 export interface WindowState {

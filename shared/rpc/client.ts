@@ -8,6 +8,7 @@ import {
   type Services,
 } from '../contract';
 import { AppError, fromAppErrorData, toAppErrorData } from '../errors';
+import { Emitter } from '../event';
 import { DisposableStore, toDisposable, type Disposable } from '../lifecycle';
 import { checkMessage, defaultRpcLimits, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
@@ -82,7 +83,7 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
   const store = new DisposableStore();
   const calls = new Map<number, PendingCall>();
   const subscriptions = new Map<number, ActiveSubscription>();
-  const closeListeners = new Set<() => void>();
+  const closes = new Emitter<void>();
   let nextId = 1;
   let closed = false;
 
@@ -109,8 +110,8 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
     calls.clear();
     for (const subscription of subscriptions.values()) subscription.error(error);
     subscriptions.clear();
-    for (const listener of [...closeListeners]) listener();
-    closeListeners.clear();
+    closes.fire();
+    closes.dispose();
   };
 
   store.add(
@@ -225,8 +226,7 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
         void Promise.resolve().then(listener);
         return toDisposable(() => undefined);
       }
-      closeListeners.add(listener);
-      return toDisposable(() => closeListeners.delete(listener));
+      return closes.event(listener);
     },
     dispose() {
       if (closed) return;

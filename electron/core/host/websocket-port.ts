@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import { Emitter } from '../../../shared/event';
 import { toDisposable } from '../../../shared/lifecycle';
 import type { MessagePortLike } from '../../../shared/rpc';
 
@@ -46,14 +47,14 @@ export function webSocketPort(
   options: WebSocketPortOptions = {},
 ): MessagePortLike {
   const buffer = options.buffer ?? defaultOutgoingBufferLimits;
-  const closeListeners = new Set<() => void>();
+  const closes = new Emitter<void>();
   let closed = false;
   let paused = false;
   const onClose = (): void => {
     if (closed) return;
     closed = true;
-    for (const listener of [...closeListeners]) listener();
-    closeListeners.clear();
+    closes.fire();
+    closes.dispose();
   };
   socket.on('close', onClose);
   socket.on('error', () => socket.terminate());
@@ -103,8 +104,7 @@ export function webSocketPort(
         queueMicrotask(listener);
         return toDisposable(() => undefined);
       }
-      closeListeners.add(listener);
-      return toDisposable(() => closeListeners.delete(listener));
+      return closes.event(listener);
     },
     close: () => socket.close(1000, 'closed'),
   };

@@ -1,3 +1,4 @@
+import { Emitter, type Event } from '../../../../shared/event';
 import {
   capabilityNames,
   type Capabilities,
@@ -31,7 +32,9 @@ export class CapabilityTracker {
   private readonly states = new Map<CapabilityName, CapabilityState>(
     capabilityNames.map((name) => [name, 'unknown']),
   );
-  private readonly listeners = new Set<(capabilities: Capabilities) => void>();
+  private readonly changed = new Emitter<Capabilities>();
+  /** The whole set, each time one capability's state changes. */
+  readonly onDidChange: Event<Capabilities> = this.changed.event;
 
   get(name: CapabilityName): CapabilityState {
     return this.states.get(name) ?? 'unknown';
@@ -44,8 +47,7 @@ export class CapabilityTracker {
   set(name: CapabilityName, state: Exclude<CapabilityState, 'unknown'>): void {
     if (this.states.get(name) === state) return;
     this.states.set(name, state);
-    const snapshot = this.snapshot();
-    for (const listener of this.listeners) listener(snapshot);
+    this.changed.fire(this.snapshot());
   }
 
   /** Records what a finished call of `method` proves, if anything. */
@@ -56,10 +58,5 @@ export class CapabilityTracker {
       capability,
       outcome === 'answered' ? 'supported' : outcome === 'disabled' ? 'disabled' : 'unsupported',
     );
-  }
-
-  onDidChange(listener: (capabilities: Capabilities) => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
   }
 }

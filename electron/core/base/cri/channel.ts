@@ -8,7 +8,8 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AppError } from '../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import { Emitter, type Event } from '../../../../shared/event';
+import type { Disposable } from '../../../../shared/lifecycle';
 import { toCriError } from './errors';
 import type { UnixEndpoint } from './endpoint';
 
@@ -65,7 +66,7 @@ export class CriChannel implements Disposable {
   private readonly live = new Set<LiveCall>();
   /** Calls cut off by reconnect(): they fail as a reset connection, not as "cancelled". */
   private readonly cutOff = new WeakSet<LiveCall>();
-  private readonly dropListeners = new Set<() => void>();
+  private readonly dropped = new Emitter<void>();
   private disposed = false;
 
   constructor(
@@ -94,13 +95,10 @@ export class CriChannel implements Disposable {
   }
 
   /**
-   * Calls `listener` each time an established connection to the runtime closes (the
-   * runtime stopped or restarted, or the socket went away), not when we close it.
+   * Fires each time an established connection to the runtime closes (the runtime stopped
+   * or restarted, or the socket went away), not when we close it.
    */
-  onDidDrop(listener: () => void): Disposable {
-    this.dropListeners.add(listener);
-    return toDisposable(() => this.dropListeners.delete(listener));
-  }
+  readonly onDidDrop: Event<void> = this.dropped.event;
 
   private open(): Client {
     const client = new Client(this.endpoint.uri, credentials.createInsecure(), channelOptions);
@@ -118,7 +116,7 @@ export class CriChannel implements Disposable {
         const next = channel.getConnectivityState(false);
         if (next === connectivityState.SHUTDOWN || this.client !== client) return;
         if (current === connectivityState.READY && next !== connectivityState.READY) {
-          for (const listener of [...this.dropListeners]) listener();
+          this.dropped.fire();
         }
         watch();
       });
@@ -221,7 +219,7 @@ export class CriChannel implements Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.dropListeners.clear();
+    this.dropped.dispose();
     for (const call of this.live) call.cancel();
     this.live.clear();
     this.client.close();

@@ -16,6 +16,7 @@ import { homedir, hostname, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import SSHConfig from 'ssh-config';
 import { AppError } from '../../../../shared/errors';
+import type { SshNodeProfile } from '../../../../shared/model';
 import { hostNameHint, hostNameProblem } from './host-name';
 import { expandIncludes } from './include';
 
@@ -100,14 +101,10 @@ function dropCanonicalization(config: SSHConfig, warnings: string[]): void {
 }
 
 /** What the user asked for: an alias or host name, and overrides (like ssh's options). */
-export interface HostRequest {
-  readonly host: string;
-  readonly user?: string;
-  readonly port?: number;
-  readonly identityFiles?: readonly string[];
-  readonly identitiesOnly?: boolean;
-  readonly proxyJump?: string;
-}
+export type HostRequest = Pick<
+  SshNodeProfile,
+  'host' | 'user' | 'port' | 'identityFiles' | 'identitiesOnly' | 'proxyJump'
+>;
 
 /** One SSH server to log in to, fully resolved. */
 export interface ResolvedHost {

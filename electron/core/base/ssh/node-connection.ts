@@ -11,6 +11,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { AppError, isAppError } from '../../../../shared/errors';
+import { Emitter, type Event } from '../../../../shared/event';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type { RemoteRuntimeProbe, SshConnectionState, SshTarget } from '../../../../shared/model';
 import type { Dialer } from '../streaming';
@@ -70,8 +71,6 @@ export interface SshConnectOptions {
   readonly signal?: AbortSignal;
 }
 
-type StateListener = (state: SshConnectionState) => void;
-
 /** Failures a retry can't fix: the user must act (or was asked, and said no). */
 const permanentCodes = new Set([
   'permission-denied',
@@ -88,7 +87,7 @@ const defaultConnectTimeoutSeconds = 20;
 export class SshNodeConnection implements Disposable {
   private clients: Ssh2Client[] | undefined;
   private current: SshConnectionState;
-  private readonly listeners = new Set<StateListener>();
+  private readonly stateChanged = new Emitter<SshConnectionState>();
   /**
    * Everything open on the connection. `abandon` ends it with an error (the connection
    * dropped); `release` ends it quietly (we were disposed: the owner is shutting down, and
@@ -196,10 +195,7 @@ export class SshNodeConnection implements Disposable {
     return this.current;
   }
 
-  onDidChangeState(listener: StateListener): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  }
+  readonly onDidChangeState: Event<SshConnectionState> = this.stateChanged.event;
 
   /**
    * Opens a byte stream to host:port as the node sees it (a direct-tcpip channel): stream
@@ -312,7 +308,7 @@ export class SshNodeConnection implements Disposable {
     this.bridge?.dispose();
     this.closeClients();
     this.setState({ state: 'disconnected', reason: 'closed by Porthole' });
-    this.listeners.clear();
+    this.stateChanged.dispose();
   }
 
   // ---- internals ------------------------------------------------------------------
@@ -414,14 +410,8 @@ export class SshNodeConnection implements Disposable {
 
   private setState(state: SshConnectionState): void {
     this.current = state;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(state);
-      } catch (error) {
-        // A listener's bug must not stop the others or the state machine; the log has it.
-        sshLog.error(`A listener of ${this.name}'s SSH state failed.`, error);
-      }
-    }
+    // A listener's bug stops neither the others nor the state machine (Emitter.fire).
+    this.stateChanged.fire(state);
   }
 
   private closeClients(): void {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ForwardEntry } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
-import { createCoreServices, type CoreServices } from '../../services';
+import { createCore, type Core } from '../../composition';
 import { discoveredNodeId } from '../nodes';
 import { discoverOnly, FakeNodeClient } from '../nodes/testing/fake-node-client';
 import { ForwardStore } from './store';
@@ -26,7 +26,7 @@ function waitForever(call: Promise<unknown>): void {
 
 describe('forwards beyond loopback', () => {
   let dir: string;
-  let core: CoreServices | undefined;
+  let core: Core | undefined;
   let rpc: RpcClient | undefined;
   let forwards: readonly ForwardEntry[] = [];
 
@@ -42,7 +42,7 @@ describe('forwards beyond loopback', () => {
   });
 
   function connectRpc(): RpcClient {
-    core = createCoreServices({
+    core = createCore({
       configDir: dir,
       discover: discoverOnly(endpoint),
       createClient: () => new FakeNodeClient(endpoint),

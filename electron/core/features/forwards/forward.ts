@@ -38,7 +38,7 @@ import {
 import type { SpdyUpgrade } from '../../base/streaming/spdy';
 import { Backoff, sleep } from './backoff';
 import { ConnectionTable, type ConnectionRecord } from './connections';
-import { Emitter, type Event } from '../../base/emitter';
+import { Emitter, type Event } from '../../../../shared/event';
 import {
   describeIdentity,
   findReadyPod,

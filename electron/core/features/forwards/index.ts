@@ -6,7 +6,6 @@ export { ForwardSupervisor } from './supervisor';
 export { defaultForwardTiming, type ForwardDependencies, type ForwardTiming } from './forward';
 export type { ForwardRuntime } from './resolve';
 export { addressesBeyondLoopback } from './spec';
-export type { Event } from '../../base/emitter';
 export { ForwardManager, type ForwardManagerOptions, type ForwardNodes } from './manager';
 export { ForwardStore, forwardsFileName, type SavedForward } from './store';
 export { parseForwardOptions, parseForwardSpec } from './schema';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ForwardEntry, SessionSnapshot } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
-import { createCoreServices, type CoreServices } from '../../services';
+import { createCore, type Core } from '../../composition';
 import { discoveredNodeId } from '../nodes';
 import { FakeNodeClient, fakeRuntime } from '../nodes/testing/fake-node-client';
 import { ForwardStore } from './store';
@@ -42,7 +42,7 @@ async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000): Pro
 
 describe('ForwardManager (fake node)', () => {
   let dir: string;
-  let core: CoreServices | undefined;
+  let core: Core | undefined;
   let client: RpcClient | undefined;
   let forwards: readonly ForwardEntry[];
   let sessions: readonly SessionSnapshot[];
@@ -62,7 +62,7 @@ describe('ForwardManager (fake node)', () => {
   });
 
   function start(): RpcClient {
-    core = createCoreServices({
+    core = createCore({
       configDir: dir,
       discover: () =>
         Promise.resolve({

@@ -15,7 +15,7 @@ import type {
   ForwardSnapshot,
   ForwardSpec,
 } from '../../../../shared/model';
-import { Emitter, type Event } from '../../base/emitter';
+import { Emitter, type Event } from '../../../../shared/event';
 import { addressesBeyondLoopback, ForwardSupervisor, type ForwardTiming } from './index';
 import type { SessionRegistry } from '../sessions';
 import type { NodeClient, NodeManager } from '../nodes';

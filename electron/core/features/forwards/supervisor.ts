@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../../shared/errors';
 import { DisposableStore, type Disposable } from '../../../../shared/lifecycle';
 import type { ForwardSnapshot, ForwardSpec } from '../../../../shared/model';
-import { Emitter, type Event } from '../../base/emitter';
+import { Emitter, type Event } from '../../../../shared/event';
 import { Forward, type ForwardDependencies } from './forward';
 
 interface Entry {

@@ -3,12 +3,7 @@ export { parseRecordHeader, parseTimestamp } from './cri-format';
 export { locateLog, podLogDirectory, type LocateClient, type LogLocation } from './locate';
 export { OpenLog, defaultOpenLogTimings, type OpenLogInit, type OpenLogTimings } from './open-log';
 export { LogSearcher, defaultSearchLimit, maxSearchLimit } from './search';
-export {
-  LogStore,
-  defaultMaxLogBytes,
-  toStreamSelection,
-  type LogStoreOptions,
-  type StreamSelection,
-} from './store';
+export { LogStore, defaultMaxLogBytes, type LogStoreOptions } from './store';
+export { toStreamSelection, type StreamSelection } from './selection';
 export { tailStart } from './tail';
 export { LogsServiceImpl } from './service';

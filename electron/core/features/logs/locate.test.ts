@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/errors';
 import type { ContainerDetail, PodSandboxDetail } from '../../../../shared/model';
-import { toLocalFileError } from '../../base/files/file-errors';
-import type { NodeFiles } from '../../base/files/files';
+import type { NodeFiles } from '../../base/files';
 import { locateLog, type LocateClient } from './locate';
 
 function container(overrides: Partial<ContainerDetail>): ContainerDetail {
@@ -106,18 +105,5 @@ describe('locateLog', () => {
     await expect(locateLog(client, filesWith([]), 'c2', true)).rejects.toMatchObject({
       code: 'not-found',
     });
-  });
-});
-
-describe('toLocalFileError', () => {
-  it('names the path and what to do', () => {
-    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-    expect(toLocalFileError(denied, '/var/log/pods/x/0.log')).toMatchObject({
-      code: 'permission-denied',
-      message: expect.stringContaining('/var/log/pods/x/0.log') as string,
-      hint: expect.stringContaining('root') as string,
-    });
-    const missing = Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-    expect(toLocalFileError(missing, '/x.log').code).toBe('not-found');
   });
 });

@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { AppError } from '../../../../shared/errors';
 import type { ContainerDetail, PodSandboxDetail } from '../../../../shared/model';
 import type { CallOptions, CriClient } from '../../base/cri';
-import type { NodeFiles } from '../../base/files/files';
+import type { NodeFiles } from '../../base/files';
 import { logger } from '../../base/log';
 
 const logsLog = logger('logs');

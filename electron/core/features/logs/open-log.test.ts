@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LogUpdate } from '../../../../shared/model';
 import { SessionRegistry } from '../sessions';
-import { localFiles } from '../../base/files/files';
+import { localFiles } from '../../base/files';
 import type { LogLocation } from './locate';
 import { OpenLog } from './open-log';
 

@@ -3,12 +3,12 @@
  * rotates), its subscribers, and — while following — its session in the monitor.
  */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import { MutableDisposable, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { LogInfo, LogOpenRequest, LogUpdate } from '../../../../shared/model';
 import type { EventSink } from '../../../../shared/contract';
 import type { CriClient } from '../../base/cri';
 import type { SessionHandle, SessionRegistry } from '../sessions';
-import type { NodeFiles, ReadableFile } from '../../base/files/files';
+import type { NodeFiles, ReadableFile } from '../../base/files';
 import type { LogLocation } from './locate';
 import { LogSearcher } from './search';
 import { LogStore, type LogStoreOptions } from './store';
@@ -54,7 +54,7 @@ export class OpenLog implements Disposable {
   readonly searcher: LogSearcher;
   private readonly sinks = new Set<EventSink<LogUpdate>>();
   private following: boolean;
-  private follower: Disposable | undefined;
+  private readonly follower = new MutableDisposable<Disposable>();
   private session: SessionHandle | undefined;
   private updateTimer: NodeJS.Timeout | undefined;
   private lastUpdateAt = 0;
@@ -164,8 +164,7 @@ export class OpenLog implements Disposable {
     if (!this.following) return;
     this.following = false;
     this.settleStart?.();
-    this.follower?.dispose();
-    this.follower = undefined;
+    this.follower.clear();
     clearInterval(this.missingTimer);
     this.missingTimer = undefined;
     this.store.finish();
@@ -228,7 +227,7 @@ export class OpenLog implements Disposable {
       };
       if (caughtUp) resolve();
       this.settleStart = settle;
-      this.follower = files.follow(
+      this.follower.value = files.follow(
         location.path,
         {
           fromOffset: start,

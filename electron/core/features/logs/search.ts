@@ -25,7 +25,8 @@ import { RE2JS } from 're2js';
 import { AppError } from '../../../../shared/errors';
 import type { LogSearchQuery, LogSearchResult } from '../../../../shared/model';
 import { lineFlags } from './columns';
-import type { LogStore, StreamSelection } from './store';
+import type { StreamSelection } from './selection';
+import type { LogStore } from './store';
 
 export const defaultSearchLimit = 10_000;
 /** Largest compiled regular expression searched with; see toMatcher. */

@@ -31,7 +31,7 @@ import {
 } from './index';
 import type { SessionRegistry } from '../sessions';
 import { requireNonNegativeInteger, requireObject, requireString } from '../../base/args';
-import { nodeFiles } from '../nodes/files';
+import { nodeFiles } from '../nodes';
 import { toCallOptions, type NodeManager } from '../nodes';
 
 export const maxWindowLines = 10_000;

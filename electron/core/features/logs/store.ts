@@ -11,8 +11,8 @@
  * Memory is bounded: once the chunks, the index and the side texts take more than
  * `maxBytes`, the oldest chunk and its lines are dropped (`dropped` counts them).
  */
-import { AppError } from '../../../../shared/errors';
 import type { LogLine, LogStream } from '../../../../shared/model';
+import type { StreamSelection } from './selection';
 import { LineColumns, lineFlags, NumberList } from './columns';
 import { emptyHeader, newline, parseRecordHeader } from './cri-format';
 
@@ -55,28 +55,6 @@ interface Pending {
 interface Merged {
   readonly text: Buffer;
   readonly timeText: string;
-}
-
-/** Which lines a view shows: both streams, or one. */
-export type StreamSelection = 'all' | LogStream;
-
-export function toStreamSelection(streams: readonly LogStream[] | undefined): StreamSelection {
-  if (streams === undefined) return 'all';
-  if (!Array.isArray(streams) || streams.some((s) => s !== 'stdout' && s !== 'stderr')) {
-    throw new AppError({
-      code: 'invalid-argument',
-      message: 'view.streams must list "stdout", "stderr" or both.',
-    });
-  }
-  const stdout = streams.includes('stdout');
-  const stderr = streams.includes('stderr');
-  if (stdout && stderr) return 'all';
-  if (stdout) return 'stdout';
-  if (stderr) return 'stderr';
-  throw new AppError({
-    code: 'invalid-argument',
-    message: 'view.streams must name at least one stream.',
-  });
 }
 
 /** A stream's line numbers, extended as lines arrive and asked for. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReadableFile } from '../../base/files/files';
+import type { ReadableFile } from '../../base/files';
 import { tailStart } from './tail';
 
 function fileOf(content: Buffer): ReadableFile {

@@ -3,7 +3,7 @@
  * `tail -n 100` of a gigabyte log reads a few kilobytes, which matters over SSH.
  */
 import { newline } from './cri-format';
-import type { ReadableFile } from '../../base/files/files';
+import type { ReadableFile } from '../../base/files';
 
 const blockSize = 64 * 1024;
 

@@ -4,10 +4,10 @@ import type { NodeManager } from './index';
 
 /**
  * A connected node's files: this machine's for a local node, over its SSH connection's
- * SFTP session for an SSH node (logs are read there, log directories created there).
+ * SFTP channel for an SSH node (logs are read there, log directories created there).
  */
 export function nodeFiles(nodes: NodeManager, nodeId: string): NodeFiles {
-  const ssh = nodes.sshSession(nodeId);
+  const ssh = nodes.sshConnection(nodeId);
   if (ssh === undefined) return localFiles;
   const { openRemoteFile, followRemoteFile, makeRemoteDirectory } = ssh;
   if (

@@ -6,7 +6,13 @@ export {
   toCallOptions,
 } from './node-manager';
 export { ProfileStore, profilesFileName } from './profile-store';
-export { sshAddress, sshTargetOf, type OpenSsh, type OpenSshOptions, type SshSession } from './ssh';
+export {
+  sshAddress,
+  sshTargetOf,
+  type OpenSsh,
+  type OpenSshOptions,
+  type SshConnection,
+} from './ssh';
 export {
   PromptBroker,
   defaultPromptTimeoutMs,

@@ -12,7 +12,7 @@ import type {
 import { directDialer } from '../../base/streaming';
 import { PromptBroker } from './index';
 import { FakeNodeClient, fakeRuntime } from './testing/fake-node-client';
-import { FakeSshSession, fakeHostKey, fakeLogin } from './testing/fake-ssh-session';
+import { FakeSshConnection, fakeHostKey, fakeLogin } from './testing/fake-ssh-connection';
 import { NodeManager, discoveredNodeId, type NodeManagerOptions } from './node-manager';
 import type { OpenSshOptions } from './ssh';
 
@@ -28,7 +28,7 @@ describe('NodeManager with SSH nodes', () => {
   let manager: NodeManager;
   let login: Login;
   let log: string[];
-  let sessions: FakeSshSession[];
+  let connections: FakeSshConnection[];
   let clients: FakeNodeClient[];
   let opened: { profile: SshNodeProfile; options: OpenSshOptions }[];
   let statuses: NodeStatus[][];
@@ -64,9 +64,12 @@ describe('NodeManager with SSH nodes', () => {
       openSsh: async (profile, options) => {
         opened.push({ profile, options });
         await fakeLogin(profile.name, options, login);
-        const session = new FakeSshSession(`unix:///tmp/ssh-${sessions.length}/cri.sock`, log);
-        sessions.push(session);
-        return session;
+        const connection = new FakeSshConnection(
+          `unix:///tmp/ssh-${connections.length}/cri.sock`,
+          log,
+        );
+        connections.push(connection);
+        return connection;
       },
       prompts: broker,
       ...overrides,
@@ -80,7 +83,7 @@ describe('NodeManager with SSH nodes', () => {
     broker = new PromptBroker();
     login = { hostKey: fakeHostKey };
     log = [];
-    sessions = [];
+    connections = [];
     clients = [];
     opened = [];
     statuses = [];
@@ -143,9 +146,9 @@ describe('NodeManager with SSH nodes', () => {
     });
     expect(opened[0]?.profile).toMatchObject({ host: '10.0.0.5', port: 2222 });
     // The CRI client talks to the SSH bridge, with the profile's deadline.
-    expect(log).toEqual([`client ${sessions[0]!.endpoint} 7000`]);
+    expect(log).toEqual([`client ${connections[0]!.endpoint} 7000`]);
     expect(broker.list()).toEqual([]);
-    expect(manager.dialer(profile.id)).toBe(sessions[0]!.dialer);
+    expect(manager.dialer(profile.id)).toBe(connections[0]!.dialer);
     const local = discoveredNodeId('unix:///run/local.sock');
     await manager.connect(local);
     expect(manager.dialer(local)).toBe(directDialer);
@@ -244,9 +247,9 @@ describe('NodeManager with SSH nodes', () => {
       openSsh: async (profile, options) => {
         opened.push({ profile, options });
         await gate;
-        const session = new FakeSshSession('unix:///tmp/late/cri.sock', log);
-        sessions.push(session);
-        return session;
+        const connection = new FakeSshConnection('unix:///tmp/late/cri.sock', log);
+        connections.push(connection);
+        return connection;
       },
     });
     const profile = await save();
@@ -255,7 +258,7 @@ describe('NodeManager with SSH nodes', () => {
     await manager.disconnect(profile.id);
     release();
     await expect(connecting).rejects.toMatchObject({ code: 'cancelled' });
-    expect(sessions[0]?.disposed).toBe(true);
+    expect(connections[0]?.disposed).toBe(true);
     expect(clients).toEqual([]);
   });
 
@@ -263,14 +266,14 @@ describe('NodeManager with SSH nodes', () => {
     login = {};
     const profile = await save();
     await manager.connect(profile.id);
-    const session = sessions[0]!;
+    const connection = connections[0]!;
     const resourceErrors: AppError[] = [];
     manager.watchResources(profile.id, {
       next: () => undefined,
       error: (error) => resourceErrors.push(error),
     });
 
-    session.setState({
+    connection.setState({
       state: 'reconnecting',
       reason: 'connection reset',
       attempt: 1,
@@ -283,13 +286,13 @@ describe('NodeManager with SSH nodes', () => {
       ssh: { state: 'reconnecting', reason: 'connection reset', attempt: 1 },
     });
 
-    session.setState({ state: 'connected', since: 9 });
+    connection.setState({ state: 'connected', since: 9 });
     expect(statuses.at(-1)?.find((status) => status.nodeId === profile.id)).toMatchObject({
       state: 'connected',
       ssh: { state: 'connected', since: 9 },
     });
 
-    session.setState({
+    connection.setState({
       state: 'disconnected',
       reason: 'gave up after 6 attempts: connection refused',
       errorCode: 'unavailable',
@@ -305,13 +308,13 @@ describe('NodeManager with SSH nodes', () => {
       ssh: { state: 'disconnected', errorCode: 'unavailable' },
     });
     expect(clients[0]?.disposed).toBe(true);
-    expect(session.disposed).toBe(true);
+    expect(connection.disposed).toBe(true);
     expect(resourceErrors.map((error) => error.code)).toEqual(['unavailable']);
     expect(() => manager.client(profile.id)).toThrow(/not connected/);
 
     // Connecting again opens a new SSH connection.
     await expect(manager.connect(profile.id)).resolves.toMatchObject({ state: 'connected' });
-    expect(sessions).toHaveLength(2);
+    expect(connections).toHaveLength(2);
   });
 
   it('disposes the CRI client, then the SSH connection, on disconnect', async () => {
@@ -321,8 +324,8 @@ describe('NodeManager with SSH nodes', () => {
     log.length = 0;
     await manager.disconnect(profile.id);
     expect(log).toEqual([
-      `dispose client ${sessions[0]!.endpoint}`,
-      `dispose ssh ${sessions[0]!.endpoint}`,
+      `dispose client ${connections[0]!.endpoint}`,
+      `dispose ssh ${connections[0]!.endpoint}`,
     ]);
     expect(await statusOf(profile.id)).toMatchObject({
       state: 'disconnected',
@@ -336,9 +339,9 @@ describe('NodeManager with SSH nodes', () => {
     const profile = await save();
     await manager.connect(profile.id);
     await save({ id: profile.id, name: 'renamed' });
-    expect(sessions[0]?.disposed).toBe(false);
+    expect(connections[0]?.disposed).toBe(false);
     await save({ id: profile.id, name: 'renamed', port: 2200 });
-    expect(sessions[0]?.disposed).toBe(true);
+    expect(connections[0]?.disposed).toBe(true);
     expect((await statusOf(profile.id))?.state).toBe('disconnected');
   });
 

@@ -1,5 +1,6 @@
 import type { DiscoveryReport, EventSink, AbortSignalLike } from '../../../../shared/contract';
 import { AppError, toAppErrorData } from '../../../../shared/errors';
+import { Emitter, type Event } from '../../../../shared/event';
 import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
@@ -24,7 +25,7 @@ import { ResourceWatcher, type WatcherTimings } from './index';
 import { ProfileStore } from './profile-store';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
 import { watchSocketCreated } from './socket-watch';
-import { sshAddress, sshConnectionKey, type OpenSsh, type SshSession } from './ssh';
+import { sshAddress, sshConnectionKey, type OpenSsh, type SshConnection } from './ssh';
 import { logger } from '../../base/log';
 
 const nodesLog = logger('nodes');
@@ -95,7 +96,7 @@ export function discoveredNodeId(endpoint: string): string {
 interface Connection {
   readonly client: NodeClient;
   /** SSH nodes: the connection the client's socket is bridged through. */
-  readonly ssh: SshSession | undefined;
+  readonly ssh: SshConnection | undefined;
   sshState: SshConnectionState | undefined;
   /** Aborted on close: withdraws any question a reconnect is still asking. */
   readonly lifetime: AbortController;
@@ -161,7 +162,9 @@ export class NodeManager implements Disposable {
   private readonly attempts = new Map<string, Attempt>();
   /** SSH nodes not connected: how their last connection ended, when it did. */
   private readonly sshEnds = new Map<string, SshConnectionState>();
-  private readonly listeners = new Set<(statuses: readonly NodeStatus[]) => void>();
+  private readonly changed = new Emitter<readonly NodeStatus[]>();
+  /** Every node's status, each time one changes. */
+  readonly onDidChange: Event<readonly NodeStatus[]> = this.changed.event;
   private started: Promise<void> | undefined;
   private disposed = false;
 
@@ -338,7 +341,7 @@ export class NodeManager implements Disposable {
    * How a connected node's files are reached: its SSH connection, or undefined for a node
    * on this machine (read with node:fs).
    */
-  sshSession(nodeId: string): SshSession | undefined {
+  sshConnection(nodeId: string): SshConnection | undefined {
     const connection = this.connections.get(nodeId);
     if (connection === undefined) {
       const entry = this.entry(nodeId);
@@ -372,17 +375,12 @@ export class NodeManager implements Disposable {
     await this.connections.get(nodeId)?.watcher?.refreshNow();
   }
 
-  onDidChange(listener: (statuses: readonly NodeStatus[]) => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
-  }
-
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     for (const nodeId of [...this.attempts.keys()]) this.withdraw(nodeId);
     for (const nodeId of [...this.connections.keys()]) this.closeConnection(nodeId);
-    this.listeners.clear();
+    this.changed.dispose();
     if (this.ownsPrompts) this.prompts.dispose();
   }
 
@@ -560,7 +558,7 @@ export class NodeManager implements Disposable {
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.attempts.set(nodeId, attempt);
-    let ssh: SshSession | undefined;
+    let ssh: SshConnection | undefined;
     let client: NodeClient | undefined;
     try {
       const profile = entry.profile;
@@ -649,7 +647,7 @@ export class NodeManager implements Disposable {
     entry: NodeEntry,
     profile: SshNodeProfile,
     attempt: Attempt,
-  ): Promise<SshSession> {
+  ): Promise<SshConnection> {
     const openSsh = this.options.openSsh;
     if (openSsh === undefined) {
       throw new AppError({
@@ -835,8 +833,7 @@ export class NodeManager implements Disposable {
 
   private emit(): void {
     if (this.disposed) return;
-    const statuses = this.statuses();
-    for (const listener of [...this.listeners]) listener(statuses);
+    if (this.changed.hasListeners) this.changed.fire(this.statuses());
   }
 }
 

@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PendingPrompt } from '../../../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../../../shared/rpc';
-import { createCoreServices, type CoreServices } from '../../services';
+import { createCore, type Core } from '../../composition';
 import { FakeNodeClient } from './testing/fake-node-client';
-import { FakeSshSession, fakeHostKey, fakeLogin } from './testing/fake-ssh-session';
+import { FakeSshConnection, fakeHostKey, fakeLogin } from './testing/fake-ssh-connection';
 
 describe('prompts over the RPC', () => {
   let dir: string;
-  let core: CoreServices;
+  let core: Core;
   let client: RpcClient;
   let prompts: (readonly PendingPrompt[])[];
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'porthole-prompts-'));
-    core = createCoreServices({
+    core = createCore({
       configDir: dir,
       discover: () => Promise.resolve({ endpoints: [], warnings: [], sources: [] }),
       createClient: ({ endpoint }) => new FakeNodeClient(endpoint),
@@ -25,7 +25,7 @@ describe('prompts over the RPC', () => {
           hostKey: fakeHostKey,
           passphrase: 'open sesame',
         });
-        return new FakeSshSession('unix:///tmp/fake-ssh/cri.sock');
+        return new FakeSshConnection('unix:///tmp/fake-ssh/cri.sock');
       },
     });
     // JSON copies, as the WebSocket of browser mode does.

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AbortSignalLike } from '../../../../shared/contract';
 import { AppError } from '../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import { Emitter, type Event } from '../../../../shared/event';
+import type { Disposable } from '../../../../shared/lifecycle';
 import type { HostKeyPrompt, PendingPrompt, PromptAnswer } from '../../../../shared/model';
-import { logger } from '../../base/log';
-
-const promptsLog = logger('nodes');
 
 /** Which node's connection attempt is asking. */
 export interface PromptSubject {
@@ -49,7 +47,9 @@ interface OpenPrompt {
  */
 export class PromptBroker implements Disposable {
   private readonly open = new Map<string, OpenPrompt>();
-  private readonly listeners = new Set<(prompts: readonly PendingPrompt[]) => void>();
+  private readonly changed = new Emitter<readonly PendingPrompt[]>();
+  /** The open prompts, each time one opens or ends. */
+  readonly onDidChange: Event<readonly PendingPrompt[]> = this.changed.event;
   /** How long a prompt stays open unanswered. */
   readonly timeoutMs: number;
   private readonly now: () => number;
@@ -63,11 +63,6 @@ export class PromptBroker implements Disposable {
   /** The open prompts, oldest first. */
   list(): readonly PendingPrompt[] {
     return [...this.open.values()].map((entry) => entry.prompt);
-  }
-
-  onDidChange(listener: (prompts: readonly PendingPrompt[]) => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
   }
 
   /** Asks whether to trust a host key; `value` is true when the user trusts it. */
@@ -137,7 +132,7 @@ export class PromptBroker implements Disposable {
       this.open.delete(id);
       entry.settle({ answered: false, reason: 'disposed' });
     }
-    this.listeners.clear();
+    this.changed.dispose();
   }
 
   // ---- internals ------------------------------------------------------------------
@@ -181,16 +176,8 @@ export class PromptBroker implements Disposable {
 
   private emit(): void {
     if (this.disposed) return;
-    const prompts = this.list();
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(prompts);
-      } catch (error) {
-        // One subscriber's failure must not keep the others (or the asker) from hearing;
-        // it is a bug, so the log has it.
-        promptsLog.error('A prompts listener failed.', error);
-      }
-    }
+    // A subscriber's failure keeps neither the others nor the asker from hearing.
+    this.changed.fire(this.list());
   }
 }
 

@@ -1,6 +1,6 @@
 import type { EventSink } from '../../../../shared/contract';
 import { AppError } from '../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import { MutableDisposable, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { Container, Image, OnNode, PodSandbox, ResourceDelta } from '../../../../shared/model';
 import type { CriClient } from '../../base/cri';
 import { byId, diffById } from './diff';
@@ -65,7 +65,8 @@ export class ResourceWatcher implements Disposable {
   private readonly sinks = new Set<EventSink<ResourceDelta>>();
   private snapshot: Snapshot | undefined;
   private useEvents: boolean;
-  private events: Disposable | undefined;
+  /** The runtime's event stream, while it is followed. */
+  private readonly events = new MutableDisposable<Disposable>();
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private debounceTimer: ReturnType<typeof setTimeout> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -87,7 +88,7 @@ export class ResourceWatcher implements Disposable {
   }
 
   get mode(): 'events' | 'polling' {
-    return this.events !== undefined ? 'events' : 'polling';
+    return this.events.value !== undefined ? 'events' : 'polling';
   }
 
   get subscriberCount(): number {
@@ -107,8 +108,7 @@ export class ResourceWatcher implements Disposable {
   suspend(): void {
     if (this.disposed || this.suspended) return;
     this.suspended = true;
-    this.events?.dispose();
-    this.events = undefined;
+    this.events.clear();
     this.clearTimers();
   }
 
@@ -120,8 +120,7 @@ export class ResourceWatcher implements Disposable {
   resume(useEvents: boolean): void {
     if (this.disposed) return;
     this.suspended = false;
-    this.events?.dispose();
-    this.events = undefined;
+    this.events.clear();
     this.clearTimers();
     this.snapshot = undefined;
     this.generation += 1;
@@ -160,8 +159,7 @@ export class ResourceWatcher implements Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.events?.dispose();
-    this.events = undefined;
+    this.events.dispose();
     this.clearTimers();
     this.sinks.clear();
     for (const resolve of this.refreshed) resolve();
@@ -172,7 +170,7 @@ export class ResourceWatcher implements Disposable {
 
   private startEvents(): void {
     let received = false;
-    this.events = this.options.client.watchContainerEvents({
+    this.events.value = this.options.client.watchContainerEvents({
       next: () => {
         received = true;
         this.scheduleRefresh();
@@ -184,7 +182,8 @@ export class ResourceWatcher implements Disposable {
   }
 
   private onEventsEnded(error: AppError | undefined, received: boolean): void {
-    this.events = undefined;
+    // The stream ended by itself: there is nothing left to dispose.
+    this.events.take();
     if (this.disposed || this.suspended) return;
     this.poll(this.timings.pollIntervalMs);
     // Events may have been lost while the stream was down.

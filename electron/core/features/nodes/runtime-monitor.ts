@@ -19,7 +19,7 @@
  * attempt at once and the backoff over, so a restart is not left waiting out a long gap.
  */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
-import type { Disposable } from '../../../../shared/lifecycle';
+import { MutableDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { NodeOutage } from '../../../../shared/model';
 import { backoffDelay, type BackoffOptions } from '../../base/ssh';
 
@@ -62,7 +62,7 @@ export class RuntimeMonitor implements Disposable {
   private readonly lifetime = new AbortController();
   private readonly dropSubscription: Disposable;
   /** Armed while down (see watchReturn). */
-  private returnWatch: Disposable | undefined;
+  private readonly returnWatch = new MutableDisposable<Disposable>();
   private timer: NodeJS.Timeout | undefined;
   /** The probe or attempt under way; at most one at a time. */
   private busy: Promise<void> | undefined;
@@ -123,8 +123,7 @@ export class RuntimeMonitor implements Disposable {
     this.lifetime.abort();
     this.clearTimer();
     this.dropSubscription.dispose();
-    this.returnWatch?.dispose();
-    this.returnWatch = undefined;
+    this.returnWatch.dispose();
   }
 
   /** The runtime may be back: try now, and quickly again if it is still starting. */
@@ -181,8 +180,7 @@ export class RuntimeMonitor implements Disposable {
       this.lastSeenAt = this.now();
       const wasDown = this.current !== undefined;
       this.current = undefined;
-      this.returnWatch?.dispose();
-      this.returnWatch = undefined;
+      this.returnWatch.clear();
       this.schedule(this.timings.intervalMs);
       if (wasDown) this.options.onChange(undefined);
     } catch (error) {
@@ -198,7 +196,7 @@ export class RuntimeMonitor implements Disposable {
 
   private goDown(error: AppError): void {
     const now = this.now();
-    this.returnWatch ??= this.options.watchReturn?.(() => this.onReturn());
+    this.returnWatch.value ??= this.options.watchReturn?.(() => this.onReturn());
     this.next({
       since: now,
       lastSeenAt: this.lastSeenAt,

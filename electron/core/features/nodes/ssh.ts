@@ -6,7 +6,7 @@ import type { SshNodeConnection } from '../../base/ssh';
  * access (container logs and their directories, over SFTP) is optional so that in-memory
  * fakes need not have it.
  */
-export type SshSession = Pick<
+export type SshConnection = Pick<
   SshNodeConnection,
   'endpoint' | 'dialer' | 'state' | 'onDidChangeState' | 'runtimeSocketPath' | 'dispose'
 > &
@@ -27,7 +27,7 @@ export interface OpenSshOptions {
  * composition.ts): resolves once logged in with the CRI bridge socket ready, rejects with
  * an AppError and leaves nothing behind otherwise.
  */
-export type OpenSsh = (profile: SshNodeProfile, options: OpenSshOptions) => Promise<SshSession>;
+export type OpenSsh = (profile: SshNodeProfile, options: OpenSshOptions) => Promise<SshConnection>;
 
 /** What SshNodeConnection.connect needs from a profile. */
 export function sshTargetOf(profile: SshNodeProfile): SshTarget {

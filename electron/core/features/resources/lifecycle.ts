@@ -11,7 +11,7 @@ import type { CgroupDriverInfo } from '../../../../shared/model';
 import { AppError, toAppErrorData } from '../../../../shared/errors';
 import type { NodeFiles } from '../../base/files';
 import { requireNonNegativeInteger, requireObject, requireString } from '../../base/args';
-import { nodeFiles } from '../nodes/files';
+import { nodeFiles } from '../nodes';
 import { toCallOptions, type NodeClient, type NodeManager } from '../nodes';
 import { parseRunSpec, type RunPlan } from './spec';
 import { logger } from '../../base/log';

@@ -16,7 +16,7 @@ import type {
   SessionTarget,
   SessionTransport,
 } from '../../../../shared/model';
-import { Emitter, type Event } from '../../base/emitter';
+import { Emitter, type Event } from '../../../../shared/event';
 
 export interface SessionRegistryOptions {
   /** Ended sessions kept for the monitor, newest first. Default 200. */

@@ -17,6 +17,7 @@ import { setMaxListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type WebSocket from 'ws';
 import { AppError } from '../../../../../shared/errors';
+import { Emitter } from '../../../../../shared/event';
 import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
 import type { Dialer, StreamTlsOptions } from '../dial';
 import { ChannelConnection, connectWebSocket } from '../websocket';
@@ -154,7 +155,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
   private negotiated: string = WEBSOCKET_PORT_FORWARD_PROTOCOLS[0] ?? '';
   private readonly live = new Set<WebSocketRemoteConnection>();
   private readonly controller = new AbortController();
-  private readonly closeListeners = new Set<(error?: AppError) => void>();
+  private readonly didClose = new Emitter<AppError | undefined>();
   private isClosed = false;
 
   constructor(private readonly options: WebSocketTransportOptions) {
@@ -196,8 +197,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
   }
 
   onDidClose(listener: (error?: AppError) => void): Disposable {
-    this.closeListeners.add(listener);
-    return toDisposable(() => this.closeListeners.delete(listener));
+    return this.didClose.event(listener);
   }
 
   dispose(): void {
@@ -206,8 +206,7 @@ export class WebSocketPortForwardTransport implements PortForwardTransport {
     this.controller.abort();
     for (const connection of [...this.live]) connection.close();
     this.live.clear();
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const listener of listeners) listener();
+    this.didClose.fire(undefined);
+    this.didClose.dispose();
   }
 }

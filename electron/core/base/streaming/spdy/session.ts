@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
+import { Emitter } from '../../../../../shared/event';
+import type { Disposable } from '../../../../../shared/lifecycle';
 import {
   HeaderCompressor,
   HeaderDecompressor,
@@ -190,15 +191,6 @@ function formatSeconds(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-/** A listener's bug must not break the others, nor escape into a socket event handler. */
-function notify(listener: (error?: AppError) => void, error: AppError | undefined): void {
-  try {
-    listener(error);
-  } catch (thrown) {
-    process.emitWarning(`SPDY session close listener failed: ${String(thrown)}`);
-  }
-}
-
 export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   readonly protocol: string;
   private readonly socket: Duplex;
@@ -235,7 +227,7 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   private goAwayReceived: { readonly status: number } | undefined;
   private isClosed = false;
   private closeError: AppError | undefined;
-  private readonly closeListeners = new Set<(error?: AppError) => void>();
+  private readonly didClose = new Emitter<AppError | undefined>();
   private socketError: Error | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
   private readonly frameTimeoutMs: number;
@@ -339,18 +331,16 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
   }
 
   onDidClose(listener: (error?: AppError) => void): Disposable {
-    if (this.isClosed) {
-      const error = this.closeError;
-      let cancelled = false;
-      queueMicrotask(() => {
-        if (!cancelled) notify(listener, error);
-      });
-      return toDisposable(() => {
-        cancelled = true;
-      });
-    }
-    this.closeListeners.add(listener);
-    return toDisposable(() => this.closeListeners.delete(listener));
+    if (!this.isClosed) return this.didClose.event(listener);
+    // Closed already: the listener hears it next, asynchronously, unless disposed first.
+    const late = new Emitter<AppError | undefined>();
+    const subscription = late.event(listener);
+    const error = this.closeError;
+    queueMicrotask(() => {
+      late.fire(error);
+      late.dispose();
+    });
+    return subscription;
   }
 
   dispose(): void {
@@ -930,9 +920,9 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
     this.compressor.dispose();
     this.decompressor.dispose();
 
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const listener of listeners) notify(listener, sessionError);
+    // A listener's bug neither breaks the others nor escapes into a socket event handler.
+    this.didClose.fire(sessionError);
+    this.didClose.dispose();
   }
 
   private detachSocket(flush: boolean): void {

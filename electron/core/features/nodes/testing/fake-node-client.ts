@@ -1,4 +1,5 @@
 import { AppError } from '../../../../../shared/errors';
+import { Emitter, type Event } from '../../../../../shared/event';
 import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
 import type {
   Capabilities,
@@ -82,7 +83,8 @@ export class FakeNodeClient implements NodeClient {
   /** How many times the connection was swapped for a new one. */
   reconnects = 0;
   private readonly observers = new Set<Observer>();
-  private readonly dropListeners = new Set<() => void>();
+  private readonly dropped = new Emitter<void>();
+  readonly onDidDrop: Event<void> = this.dropped.event;
   readonly calls: string[] = [];
 
   constructor(readonly endpoint: string) {}
@@ -123,12 +125,7 @@ export class FakeNodeClient implements NodeClient {
 
   /** Plays the runtime closing the connection (it stopped or restarted). */
   drop(): void {
-    for (const listener of [...this.dropListeners]) listener();
-  }
-
-  onDidDrop(listener: () => void): Disposable {
-    this.dropListeners.add(listener);
-    return toDisposable(() => this.dropListeners.delete(listener));
+    this.dropped.fire();
   }
 
   reconnect(): void {
@@ -258,7 +255,7 @@ export class FakeNodeClient implements NodeClient {
   dispose(): void {
     this.disposed = true;
     this.observers.clear();
-    this.dropListeners.clear();
+    this.dropped.dispose();
   }
 }
 

@@ -8,7 +8,7 @@ import type { NodeStatus, ResourceDelta } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { defaultConfigDir } from './base/config';
 import { logger } from './base/log';
-import { createCoreServices, type CoreServices } from './services';
+import { createCore, type Core } from './composition';
 import { discoveredNodeId } from './features/nodes';
 import { discoverOnly, FakeNodeClient, fakeImage } from './features/nodes/testing/fake-node-client';
 
@@ -18,14 +18,14 @@ const nodeId = discoveredNodeId(endpoint);
 describe('the core services over the RPC', () => {
   let dir: string;
   let fake: FakeNodeClient;
-  let core: CoreServices;
+  let core: Core;
   let client: RpcClient;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'porthole-services-'));
     fake = new FakeNodeClient(endpoint);
     fake.images = [{ ...fakeImage('sha256:bb'), repoTags: ['busybox:latest'] }];
-    core = createCoreServices({
+    core = createCore({
       configDir: dir,
       discover: discoverOnly(endpoint),
       createClient: () => fake,

@@ -1,31 +1,27 @@
 import { AppError } from '../../../../../shared/errors';
-import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
+import { Emitter, type Event } from '../../../../../shared/event';
 import type { HostKeyPrompt, SshConnectionState } from '../../../../../shared/model';
 import type { Dialer } from '../../../base/streaming';
-import type { OpenSshOptions, SshSession } from '..';
+import type { OpenSshOptions, SshConnection } from '..';
 
 /** An SSH connection that exists only in memory: the test drives its state. */
-export class FakeSshSession implements SshSession {
+export class FakeSshConnection implements SshConnection {
   state: SshConnectionState = { state: 'connected', since: 1 };
   disposed = false;
   readonly runtimeSocketPath = '/run/containerd/containerd.sock';
   readonly dialer: Dialer = () =>
     Promise.reject(new AppError({ code: 'unimplemented', message: 'fake dialer' }));
-  private readonly listeners = new Set<(state: SshConnectionState) => void>();
+  private readonly stateChanged = new Emitter<SshConnectionState>();
+  readonly onDidChangeState: Event<SshConnectionState> = this.stateChanged.event;
 
   constructor(
     readonly endpoint: string,
     private readonly log: string[] = [],
   ) {}
 
-  onDidChangeState(listener: (state: SshConnectionState) => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
-  }
-
   setState(state: SshConnectionState): void {
     this.state = state;
-    for (const listener of [...this.listeners]) listener(state);
+    this.stateChanged.fire(state);
   }
 
   dispose(): void {
@@ -33,7 +29,7 @@ export class FakeSshSession implements SshSession {
     this.disposed = true;
     this.log.push(`dispose ssh ${this.endpoint}`);
     this.setState({ state: 'disconnected', reason: 'closed by Porthole' });
-    this.listeners.clear();
+    this.stateChanged.dispose();
   }
 }
 
