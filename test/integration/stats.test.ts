@@ -28,10 +28,11 @@ import { runtimeFacts } from '../support/runtime-facts';
 const label = { [TEST_LABEL]: 'stats' };
 
 /**
- * A shell spinning takes a whole core where it gets one; the lab machine is shared (2
- * cores, load often near 10), so a busy sample is one above a fifth of a core.
+ * A shell spinning takes a whole core where it gets one, but only its share of a saturated
+ * machine: beside other work (load 15–20 on 2 cores) it read 5–11% of a core. An idle one
+ * reads under 2% however busy the machine is, so a busy sample is one above 5%.
  */
-const busyPercent = 20;
+const busyPercent = 5;
 
 /** A subscription's payloads, and a way to wait for a sample that matches. */
 class StatsRecorder implements EventSink<StatsUpdate> {
@@ -280,7 +281,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
           expect(sample.podStatsError?.hint).toContain('cgroup');
           expect(sample.podStatsError?.detail).toContain('cgroupPath is empty');
           // Any sample: the busy pod is well above its idle neighbours' 0 %.
-          expect(sample.pods.find((p) => p.podSandboxId === podId)?.cpuPercent).toBeGreaterThan(5);
+          expect(sample.pods.find((p) => p.podSandboxId === podId)?.cpuPercent).toBeGreaterThan(
+            busyPercent,
+          );
           expect(sample.pods.some((p) => p.podSandboxId === bare)).toBe(false);
           expect(sample.containers.some((c) => c.containerId === busyId)).toBe(true);
         } finally {
