@@ -10,7 +10,7 @@ import type { Disposable } from '../../../../shared/lifecycle';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
 import type { Cast } from './asciicast';
-import type { TerminalTarget } from './connection';
+import type { TerminalTarget } from './core-link';
 import { installTerminalDebug } from './debug';
 import {
   containsPane,
@@ -101,6 +101,7 @@ export class TerminalsFeature implements Disposable {
                   title: content.session.title,
                   term: content.session.term,
                   bytesReceived: () => content.session.bytesReceived,
+                  twin: () => content.session.twin(),
                 },
               ]
             : [],
