@@ -4,7 +4,7 @@
  * app's Nodes view uses, for a terminal or a script.
  */
 import { parseArgs } from 'node:util';
-import { discoverEndpoints } from '../electron/core/connect';
+import { discoverEndpoints } from '../electron/core/base/connect';
 
 const { values } = parseArgs({
   options: { endpoint: { type: 'string' }, json: { type: 'boolean', default: false } },

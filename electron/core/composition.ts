@@ -3,8 +3,8 @@
  * the user's config directory. The Electron shell and the browser-mode host both start
  * from here, so the two modes run the same services.
  */
-import { discoverEndpoints } from './connect';
-import { CriClient } from './cri';
+import { discoverEndpoints } from './base/connect';
+import { CriClient } from './base/cri';
 import {
   createCoreServices,
   defaultConfigDir,
@@ -13,7 +13,7 @@ import {
   type CoreServices,
   type WatcherTimings,
 } from './services';
-import { SshNodeConnection, type SshConnectOptions } from './ssh';
+import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
 
 /** SSH settings for every SSH node (tests point these at their own files). */
 export type CoreSshOptions = Omit<

@@ -32,14 +32,14 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CriClient } from '../../electron/core/cri';
-import { ForwardSupervisor } from '../../electron/core/forwards';
+import { CriClient } from '../../electron/core/base/cri';
+import { ForwardSupervisor } from '../../electron/core/features/forwards';
 import {
   openRemoteCommand,
   type Dialer,
   type RemoteCommandOptions,
   type RemoteCommandSession,
-} from '../../electron/core/streaming';
+} from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
   busyboxContainerConfig,
@@ -382,18 +382,19 @@ export async function runCrictlBench(context: BenchContext): Promise<BenchFigure
     const stdout = await interleaved(
       REPEATS,
       () => portholeStdout(local),
-      () => countProcess(command, [...base, 'exec', containerId, 'cat', '/tmp/big']),
+      async () => {
+        const run = await countProcess(command, [...base, 'exec', containerId, 'cat', '/tmp/big']);
+        return { mbps: mbps(BIG, run.ms), cpuMs: run.cpuMs };
+      },
     );
-    const crictlStdoutMbps = stdout.crictl.map((run) => mbps(BIG, run.ms));
-    log(
-      `exec stdout MB/s: porthole ${stdout.porthole.map((r) => round(r.mbps, 1)).join(', ')}; ` +
-        `crictl ${crictlStdoutMbps.map((v) => round(v, 1)).join(', ')}`,
-    );
+    const rates = (runs: readonly { mbps: number }[]): string =>
+      runs.map((r) => round(r.mbps, 1)).join(', ');
+    log(`exec stdout MB/s: porthole ${rates(stdout.porthole)}; crictl ${rates(stdout.crictl)}`);
     const portholeCpu = median(stdout.porthole.map((r) => r.cpuMs));
     const crictlCpu = median(stdout.crictl.map((r) => r.cpuMs));
     push(
       'vs_crictl_exec_stdout',
-      ratio(median(stdout.porthole.map((r) => r.mbps)), median(crictlStdoutMbps)),
+      ratio(median(stdout.porthole.map((r) => r.mbps)), median(stdout.crictl.map((r) => r.mbps))),
       '×',
       '>=',
       1.1,

@@ -12,13 +12,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   openRemoteCommand,
   type RemoteCommandOptions,
   type RemoteCommandSession,
   type TransportKind,
-} from '../../electron/core/streaming';
+} from '../../electron/core/base/streaming';
 import {
   busyboxContainerConfig,
   labRuntimes,

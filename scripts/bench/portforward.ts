@@ -16,8 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CriClient } from '../../electron/core/cri';
-import { ForwardSupervisor } from '../../electron/core/forwards';
+import { CriClient } from '../../electron/core/base/cri';
+import { ForwardSupervisor } from '../../electron/core/features/forwards';
 import type { ForwardTransportKind } from '../../shared/model';
 import {
   busyboxContainerConfig,

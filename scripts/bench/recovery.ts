@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { NodeStatus, ResourceDelta } from '../../shared/model';
 import { TEST_LABEL, busyboxContainerConfig, podSandboxConfig } from '../../test/support/lab';
 import { restoreRuntime, startRuntime, stopRuntime } from '../../test/support/lab-runtime';

@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CriClient } from '../../electron/core/cri';
-import { ForwardSupervisor } from '../../electron/core/forwards';
-import { SshNodeConnection } from '../../electron/core/ssh';
-import { openRemoteCommand, type RemoteCommandSession } from '../../electron/core/streaming';
+import { CriClient } from '../../electron/core/base/cri';
+import { ForwardSupervisor } from '../../electron/core/features/forwards';
+import { SshNodeConnection } from '../../electron/core/base/ssh';
+import { openRemoteCommand, type RemoteCommandSession } from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
   busyboxContainerConfig,

@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { createCore } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { startHost } from '../../electron/core/host';
 import { launchChromium } from '../../test/e2e/support/chromium';
 import {

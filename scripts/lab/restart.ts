@@ -23,6 +23,10 @@ async function startDaemonAgain(id: LabRuntimeId): Promise<number> {
   const spec = runtimeSpec(id);
   const dirs = runtimeDirs(id);
   if (id !== 'cri-o') return startContainerd(spec, dirs, await runtimeBinaries(id));
+  // The crio `up` started, as lab.json records it: a restart from another checkout or
+  // shell (without PORTHOLE_CRIO_DIR) must not look for it again, or fail to find it.
+  const recorded = (await readLabFile())?.runtimes.find((r) => r.id === 'cri-o')?.crio;
+  if (recorded !== undefined) return startCrio({ spec, dirs, bins: recorded });
   const lookup = await findCrio();
   if (!lookup.found) throw new LabError(`cri-o: ${lookup.reason}.`);
   return startCrio({ spec, dirs, bins: crioBinaries(lookup.programs, RUNC, CNI_BIN_DIR) });

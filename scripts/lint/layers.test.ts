@@ -25,7 +25,7 @@ describe('layering', () => {
     ["import { join } from 'path';"],
     ["import { app } from 'electron';"],
     ["import { parse } from 'yaml';"],
-    ["import { CriClient } from '../../electron/core/cri';"],
+    ["import { CriClient } from '../../electron/core/base/cri';"],
     ["import { App } from '../renderer/src/app';"],
   ])('shared refuses %s', async (line) => {
     expect(await violations('shared/model/x.ts', line)).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import type { EpochMillis, StringMap } from './common';
 
 /**
  * Port forwards, as the UI sees them: plain data, safe to send over IPC. The engine in
- * electron/core/forwards owns the sockets; these are its snapshots.
+ * electron/core/features/forwards owns the sockets; these are its snapshots.
  */
 
 /**

@@ -3,7 +3,7 @@ import type { EpochMillis } from './common';
 
 /**
  * Every live streaming session Porthole runs (exec, attach, port-forward, log follow), as
- * the session monitor shows it. The registry in electron/core/sessions owns them; these
+ * the session monitor shows it. The registry in electron/core/features/sessions owns them; these
  * are its snapshots, plain data for IPC.
  */
 export type SessionKind = 'exec' | 'attach' | 'port-forward' | 'logs';

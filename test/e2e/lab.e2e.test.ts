@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
 import type { Host } from '../../electron/core/host';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { NodeStatus } from '../../shared/model';
 import {
   busyboxContainerConfig,

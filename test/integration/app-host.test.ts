@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { stringify } from 'yaml';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { startHost, type Host } from '../../electron/core/host';
 import { openRpcSocket } from '../../electron/core/host/testing';
 import { webSocketPort } from '../../electron/core/host/websocket-port';

@@ -4,9 +4,9 @@
  * the runtimes differ, each test states what its runtime does (runtime-facts.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { type AppError } from '../../shared/errors';
-import type { ContainerEvent } from '../../electron/core/cri';
+import type { ContainerEvent } from '../../electron/core/base/cri';
 import {
   busyboxContainerConfig,
   LAB_IMAGES,

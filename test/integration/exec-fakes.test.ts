@@ -9,15 +9,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Duplex, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CriClient } from '../../electron/core/cri';
-import { directDialer, openRemoteCommand, type Dialer } from '../../electron/core/streaming';
+import type { CriClient } from '../../electron/core/base/cri';
+import { directDialer, openRemoteCommand, type Dialer } from '../../electron/core/base/streaming';
 import {
   openRemoteCommandWith,
   websocketStreamCreator,
   type RemoteCommandOptions,
   type RemoteCommandSession,
-} from '../../electron/core/streaming/remotecommand';
-import { connectWebSocket } from '../../electron/core/streaming/websocket';
+} from '../../electron/core/base/streaming/remotecommand';
+import { connectWebSocket } from '../../electron/core/base/streaming/websocket';
 import { AppError } from '../../shared/errors';
 import {
   CHANNEL,
@@ -27,12 +27,12 @@ import {
 } from '../fakes/ws-stream-server';
 import { SilentSpdyServer } from '../fakes/spdy-silent-server';
 import { hasOpenssl, selfSignedCertificate } from '../fakes/tls';
-import { RstStatus } from '../../electron/core/streaming/spdy';
+import { RstStatus } from '../../electron/core/base/streaming/spdy';
 import {
   FakeSpdyServer,
   type FakeServerStream,
   type FakeSpdyConnection,
-} from '../../electron/core/streaming/spdy/testing/fake-spdy-server';
+} from '../../electron/core/base/streaming/spdy/testing/fake-spdy-server';
 import { rejection } from '../support/errors';
 
 type Cri = Pick<CriClient, 'exec' | 'attach'>;

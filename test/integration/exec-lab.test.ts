@@ -8,15 +8,15 @@ import type { Readable } from 'node:stream';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   openRemoteCommand,
   type RemoteCommandOptions,
   type RemoteCommandSession,
   type TransportKind,
-} from '../../electron/core/streaming';
-import { upgradeToSpdy } from '../../electron/core/streaming/spdy';
-import { connectWebSocket } from '../../electron/core/streaming/websocket';
+} from '../../electron/core/base/streaming';
+import { upgradeToSpdy } from '../../electron/core/base/streaming/spdy';
+import { connectWebSocket } from '../../electron/core/base/streaming/websocket';
 import {
   busyboxContainerConfig,
   labRuntimes,

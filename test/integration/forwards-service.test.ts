@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { EventName, EventPayload } from '../../shared/contract';
 import type { ForwardEntry, SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';

@@ -5,16 +5,16 @@
  * half-way, within the session's timeout), never a hang: an exec session's result, a
  * port-forward's local client (reset, with the violation named on the connection) and the
  * forward itself (failed, not active). The fakes are in test/fakes and the SPDY fake of
- * electron/core/streaming/spdy/testing; the other broken-server cases are in
+ * electron/core/base/streaming/spdy/testing; the other broken-server cases are in
  * exec-fakes.test.ts and portforward.test.ts.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ForwardSupervisor, type ForwardRuntime } from '../../electron/core/forwards';
-import { openRemoteCommand } from '../../electron/core/streaming';
-import type { RemoteCommandSession } from '../../electron/core/streaming/remotecommand';
-import { fakePod } from '../../electron/core/services/testing/fake-node-client';
-import { FakeSpdyServer } from '../../electron/core/streaming/spdy/testing/fake-spdy-server';
+import { ForwardSupervisor, type ForwardRuntime } from '../../electron/core/features/forwards';
+import { openRemoteCommand } from '../../electron/core/base/streaming';
+import type { RemoteCommandSession } from '../../electron/core/base/streaming/remotecommand';
+import { fakePod } from '../../electron/core/features/nodes/testing/fake-node-client';
+import { FakeSpdyServer } from '../../electron/core/base/streaming/spdy/testing/fake-spdy-server';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import { FakeStreamServer, type FakeStreamConnection } from '../fakes/ws-stream-server';
 import { rejection } from '../support/errors';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { LogInfo, LogLine, LogUpdate, SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';

@@ -18,15 +18,15 @@ import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   ForwardSupervisor,
   type ForwardRuntime,
   type ForwardTiming,
-} from '../../electron/core/forwards';
-import { directDialer, type Dialer } from '../../electron/core/streaming';
-import type { SpdyUpgrade } from '../../electron/core/streaming/portforward';
-import { upgradeToSpdy } from '../../electron/core/streaming/spdy';
+} from '../../electron/core/features/forwards';
+import { directDialer, type Dialer } from '../../electron/core/base/streaming';
+import type { SpdyUpgrade } from '../../electron/core/base/streaming/portforward';
+import { upgradeToSpdy } from '../../electron/core/base/streaming/spdy';
 import { AppError } from '../../shared/errors';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import {
@@ -716,8 +716,8 @@ describe('stop leaves no handle behind', () => {
       script,
       `
 import { connect } from 'node:net';
-import { CriClient } from ${from('electron/core/cri/index.ts')};
-import { ForwardSupervisor } from ${from('electron/core/forwards/index.ts')};
+import { CriClient } from ${from('electron/core/base/cri/index.ts')};
+import { ForwardSupervisor } from ${from('electron/core/features/forwards/index.ts')};
 
 const [endpoint, namespace, name] = process.argv.slice(2);
 const client = CriClient.create({ endpoint, timeoutMs: 10_000 });

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import type { Disposable } from '../../shared/lifecycle';
 import type { NodeStatus, ResourceDelta, TerminalEvent, TerminalInfo } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';

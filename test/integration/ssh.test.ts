@@ -22,10 +22,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriClient } from '../../electron/core/cri';
-import { ForwardSupervisor } from '../../electron/core/forwards';
-import { SshNodeConnection, type SshConnectOptions } from '../../electron/core/ssh';
-import { openRemoteCommand, type Dialer, type TransportKind } from '../../electron/core/streaming';
+import { CriClient } from '../../electron/core/base/cri';
+import { ForwardSupervisor } from '../../electron/core/features/forwards';
+import { SshNodeConnection, type SshConnectOptions } from '../../electron/core/base/ssh';
+import {
+  openRemoteCommand,
+  type Dialer,
+  type TransportKind,
+} from '../../electron/core/base/streaming';
 import { AppError } from '../../shared/errors';
 import type { SshConnectionState } from '../../shared/model';
 import {

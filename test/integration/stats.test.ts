@@ -14,7 +14,7 @@ import type { AppError } from '../../shared/errors';
 import type { Disposable } from '../../shared/lifecycle';
 import type { StatsSample, StatsUpdate } from '../../shared/model';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import {
   busyboxContainerConfig,
   labRuntimes,

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
-import { CriClient } from '../../electron/core/cri';
-import { defaultFlowLimits } from '../../electron/core/terminals';
+import { CriClient } from '../../electron/core/base/cri';
+import { defaultFlowLimits } from '../../electron/core/features/terminals';
 import type { AppError } from '../../shared/errors';
 import type { Disposable } from '../../shared/lifecycle';
 import {

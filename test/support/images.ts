@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CriClient } from '../../electron/core/cri';
+import { CriClient } from '../../electron/core/base/cri';
 import { importArchive } from '../../scripts/lab/import';
 import { DEFAULT_PATH, buildOciArchive } from '../../scripts/lab/oci';
 import type { LabRuntime } from './lab';

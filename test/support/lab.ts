@@ -14,7 +14,7 @@ import type {
   PodSandboxConfig,
   PortMapping,
 } from '../../proto/gen';
-import type { CriClient } from '../../electron/core/cri';
+import type { CriClient } from '../../electron/core/base/cri';
 import {
   LAB_CGROUP_ROOT,
   LAB_IMAGES,

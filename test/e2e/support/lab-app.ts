@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { createCore, type Core, type CoreOptions } from '../../../electron/core/composition';
-import { CriClient } from '../../../electron/core/cri';
+import { CriClient } from '../../../electron/core/base/cri';
 import type { Host } from '../../../electron/core/host';
 import {
   busyboxContainerConfig,

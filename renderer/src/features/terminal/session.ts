@@ -331,8 +331,8 @@ export class TerminalSession implements Disposable {
     element.className = 'term-surface';
     element.style.cssText = 'position:absolute;inset:0;z-index:1';
     this.host?.append(element);
-    const { cols, rows, ...options } = this.term.options;
-    const term = new this.env.modules.Terminal({ ...options, cols, rows });
+    const { cols, rows } = this.term;
+    const term = new this.env.modules.Terminal({ ...this.term.options, cols, rows });
     term.open(element);
     const webgl = this.webgl === undefined ? undefined : new this.env.modules.WebglAddon();
     if (webgl !== undefined) term.loadAddon(webgl);

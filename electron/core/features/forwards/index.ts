@@ -1,0 +1,14 @@
+/**
+ * Port forwards to pods: the supervisor the app uses. What it reports is plain data
+ * (ForwardSnapshot and friends in shared/model/forward.ts), ready for IPC.
+ */
+export { ForwardSupervisor } from './supervisor';
+export { defaultForwardTiming, type ForwardDependencies, type ForwardTiming } from './forward';
+export type { ForwardRuntime } from './resolve';
+export { addressesBeyondLoopback } from './spec';
+export type { Event } from '../../base/emitter';
+export { ForwardManager, type ForwardManagerOptions, type ForwardNodes } from './manager';
+export { ForwardStore, forwardsFileName, type SavedForward } from './store';
+export { parseForwardOptions, parseForwardSpec } from './schema';
+export { defaultForwardName, describeBinding, describeTarget } from './describe';
+export { ForwardsServiceImpl, forwardsEventSource } from './service';

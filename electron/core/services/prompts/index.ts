@@ -1,8 +1,0 @@
-export {
-  PromptBroker,
-  defaultPromptTimeoutMs,
-  type PromptBrokerOptions,
-  type PromptEndReason,
-  type PromptOutcome,
-  type PromptSubject,
-} from './broker';
