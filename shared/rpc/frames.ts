@@ -142,31 +142,3 @@ function revive(message: unknown, parts: readonly Uint8Array[]): unknown {
   }
   return record;
 }
-
-/**
- * The ArrayBuffers a structured-clone port may transfer rather than copy: those of
- * `message`'s Uint8Array payloads that span their whole buffer (a view into a larger
- * buffer is copied, so the sender keeps the rest). Looks only where payloads sit in the
- * protocol: the arguments of a call or notification, an event's payload fields.
- */
-export function transferables(message: unknown): ArrayBuffer[] {
-  const found: ArrayBuffer[] = [];
-  const consider = (value: unknown): void => {
-    if (
-      value instanceof Uint8Array &&
-      value.buffer instanceof ArrayBuffer &&
-      value.byteOffset === 0 &&
-      value.byteLength === value.buffer.byteLength &&
-      !found.includes(value.buffer)
-    ) {
-      found.push(value.buffer);
-    }
-  };
-  if (typeof message !== 'object' || message === null) return found;
-  const { args, payload } = message as { args?: unknown; payload?: unknown };
-  if (Array.isArray(args)) for (const arg of args as unknown[]) consider(arg);
-  if (typeof payload === 'object' && payload !== null) {
-    for (const field of Object.values(payload)) consider(field);
-  }
-  return found;
-}

@@ -17,4 +17,4 @@ export {
   type Message,
 } from './protocol';
 export { createAbortController } from './abort';
-export { decodeFrame, encodeFrame, transferables, type Frame } from './frames';
+export { decodeFrame, encodeFrame, type Frame } from './frames';

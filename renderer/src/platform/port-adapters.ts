@@ -4,7 +4,6 @@ import {
   decodeFrame,
   defaultRpcLimits,
   encodeFrame,
-  transferables,
   type MessagePortLike,
 } from '../../../shared/rpc';
 
@@ -12,7 +11,10 @@ const encoder = new TextEncoder();
 
 /**
  * A DOM MessagePort (what Electron's preload hands the page) as the RPC's port. Payloads
- * that own their whole buffer (input the pane just encoded) are transferred, not copied.
+ * (Uint8Array) go by structured clone, copied, never transferred: Electron loses the data
+ * of a message whose transfer list holds an ArrayBuffer on its way to a MessagePortMain
+ * (electron/electron#34905), and the main process can't transfer one back (#37565). What
+ * the pane sends is small (keystrokes, paste pieces of 64 KiB with buffers of their own).
  */
 export function fromDomMessagePort(port: MessagePort): MessagePortLike {
   const closeListeners = new Set<() => void>();
@@ -29,7 +31,7 @@ export function fromDomMessagePort(port: MessagePort): MessagePortLike {
   port.start();
   return {
     postMessage: (message) => {
-      if (!closed) port.postMessage(message, transferables(message));
+      if (!closed) port.postMessage(message);
     },
     onMessage(listener) {
       const handler = (event: MessageEvent): void => listener(event.data);

@@ -226,9 +226,10 @@ function joined(chunks: readonly Buffer[]): Buffer {
 }
 
 /**
- * The bytes as a plain Uint8Array of their own: a structured clone copies a view's whole
- * ArrayBuffer (a socket chunk's, a Buffer pool's slab), so a view into a larger one is
- * copied first, to exactly its bytes.
+ * The bytes as a plain Uint8Array of their own. Electron's MessagePortMain can't transfer
+ * an ArrayBuffer (electron/electron#37565), so a payload is copied by structured clone,
+ * and that copies a view's whole buffer (a socket chunk's, a Buffer pool's slab): a view
+ * into a larger one is copied first, to exactly its bytes.
  */
 function ownBytes(piece: Buffer): Uint8Array {
   if (piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength) {

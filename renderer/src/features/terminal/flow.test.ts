@@ -58,7 +58,7 @@ describe('input bytes', () => {
     const paste = inputBytes('x'.repeat(maxInputPiece * 2 + 5), 'utf8');
     const pieces = inputPieces(paste);
     expect(pieces.map((piece) => piece.length)).toEqual([maxInputPiece, maxInputPiece, 5]);
-    // Each piece can be transferred rather than copied with the whole paste.
+    // A structured clone of a piece copies that piece, not the whole paste.
     for (const piece of pieces) expect(piece.buffer.byteLength).toBe(piece.length);
     const short = inputBytes('ls', 'utf8');
     expect(inputPieces(short)).toEqual([short]);

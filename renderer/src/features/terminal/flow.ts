@@ -66,8 +66,8 @@ export function inputBytes(data: string, encoding: InputEncoding): Uint8Array {
 }
 
 /**
- * `bytes` in pieces of at most `maxInputPiece`, each with a buffer of its own: a port
- * transfers such a buffer, where a view into a shared one would be copied whole per piece.
+ * `bytes` in pieces of at most `maxInputPiece`, each with a buffer of its own: a structured
+ * clone copies a view's whole buffer, which would copy the whole paste once per piece.
  */
 export function inputPieces(bytes: Uint8Array): Uint8Array[] {
   if (bytes.length <= maxInputPiece) return [bytes];
