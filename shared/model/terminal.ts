@@ -68,14 +68,17 @@ export interface LeftoverProcess {
  * few bytes a pane never acknowledges can't keep the core paused, and an echoed keystroke
  * costs no acknowledgement at all.
  *
- * Chosen from `npm run bench` (term_flood_vs_raw, term_echo_during_flood_p99_ms): a
- * quarter MiB in flight keeps xterm busy between acknowledgements; more bought no
- * throughput and delays a Ctrl-C behind a flood.
+ * Chosen from `npm run bench` (term_flood_mbps against term_flood_raw_mbps, two runs
+ * each, on a loaded 2-core machine): VS Code's 100 KiB / 5 KiB with 4 KiB batches gave
+ * 1.2–1.4 MB/s; 256 / 64 / 32 KiB gave 1.3–1.4; 1 MiB / 256 KiB / 128 KiB gave 2.1–3.1,
+ * the pipeline (container, core, WebSocket, xterm) kept full while acknowledgements travel.
+ * The price is up to 1 MiB queued ahead of a Ctrl-C during a flood, well under a second
+ * of xterm's parsing.
  */
 export const terminalFlow = {
-  highWatermark: 256 * 1024,
-  lowWatermark: 64 * 1024,
-  ackBatchBytes: 32 * 1024,
+  highWatermark: 1024 * 1024,
+  lowWatermark: 256 * 1024,
+  ackBatchBytes: 128 * 1024,
 } as const;
 
 /**
