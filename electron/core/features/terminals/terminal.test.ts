@@ -103,7 +103,7 @@ describe('Terminal', () => {
     const { session, terminal, events, subscribe } = setup();
     subscribe();
     const chunk = 16 * KiB;
-    const total = 1024 * KiB;
+    const total = 4 * defaultFlowLimits.highWatermark;
     let produced = 0;
     const producer = (async () => {
       while (produced < total) {
