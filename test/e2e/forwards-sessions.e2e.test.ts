@@ -120,13 +120,15 @@ describe('port forwards and the session monitor, against the lab', () => {
         web: [
           'sh',
           '-c',
-          `mkdir -p /www && head -c ${DATA} /dev/urandom > /www/data && touch /www/ready && exec httpd -f -p 8080 -h /www`,
+          `mkdir -p /www && head -c ${DATA} /dev/urandom > /tmp/data && mv /tmp/data /www/data && touch /www/ready && exec httpd -f -p 8080 -h /www`,
         ],
       },
       { portMappings: [{ protocol: 'TCP', containerPort: 8080, hostPort: 0, hostIp: '' }] },
     );
     const containerId = pod.containerIds.web ?? '';
-    // httpd starts once the data file is written.
+    // httpd starts once the data file is written. It is written elsewhere and moved into
+    // place, so a sha256sum that finds /www/data reads it whole (summed while head was
+    // still writing, it named a partial file: seen on a loaded machine).
     const deadline = Date.now() + 30_000;
     for (;;) {
       const sum = await cri.execSync(containerId, ['sha256sum', '/www/data'], 10);

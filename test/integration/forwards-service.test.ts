@@ -33,7 +33,9 @@ const DATA = 256 * 1024;
 const WEB_SCRIPT = [
   'set -e',
   'mkdir -p /www',
-  `head -c ${DATA} /dev/urandom > /www/data`,
+  // Written elsewhere and moved: once /www/data exists it is whole, so its sha256 is.
+  `head -c ${DATA} /dev/urandom > /tmp/data`,
+  'mv /tmp/data /www/data',
   'touch /www/ready',
   'exec httpd -f -p 8080 -h /www',
 ].join(' && ');
