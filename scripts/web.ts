@@ -9,6 +9,7 @@
  * in the config directory, and prints the certificate's fingerprint.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { createCore } from '../electron/core/composition';
 import { loadOrCreateCertificate, startHost, type Host, type HostTls } from '../electron/core/host';
 import { defaultConfigDir } from '../electron/core/services';
-import { buildRenderer, rendererIsStale, rendererOutDir } from './build';
+import { buildRenderer, rendererIsStale, rendererOutDir, root } from './build';
 
 export interface BrowserModeOptions {
   readonly port?: number;
@@ -81,6 +82,12 @@ async function remoteTls(): Promise<HostTls> {
   return tls;
 }
 
+/** The app's version, as package.json says. */
+function packageVersion(): string {
+  const path = join(root, 'package.json');
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
+
 function isLoopbackHost(host: string | undefined): boolean {
   return host === undefined || host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
@@ -93,7 +100,7 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
   }
   const tls =
     options.allowRemote === true && !isLoopbackHost(options.host) ? await remoteTls() : undefined;
-  const core = createCore();
+  const core = createCore({ appVersion: packageVersion() });
   let host: Host;
   try {
     host = await startHost({

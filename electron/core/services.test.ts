@@ -7,6 +7,7 @@ import { AppError } from '../../shared/errors';
 import type { NodeStatus, ResourceDelta } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { defaultConfigDir } from './base/config';
+import { logger } from './base/log';
 import { createCoreServices, type CoreServices } from './services';
 import { discoveredNodeId } from './features/nodes';
 import { discoverOnly, FakeNodeClient, fakeImage } from './features/nodes/testing/fake-node-client';
@@ -156,6 +157,33 @@ containers:
     await client.services.lifecycle.removeImage(nodeId, 'sha256:bb');
     expect(deltas.at(-1)?.images.removed).toEqual(['sha256:bb']);
     subscription.dispose();
+  });
+
+  it('shows the log lines an action caused, redacted, within the contract bounds', async () => {
+    const diagnostics = client.services.diagnostics;
+    const tail = await diagnostics.recentLog();
+    const connected = tail.entries.find((entry) => entry.message.startsWith('Connected '));
+    expect(connected).toMatchObject({ level: 'info', scope: 'nodes' });
+    logger('test').warn('GET /exec/SeCrEt1 with password=hunter2');
+    const last = (await diagnostics.recentLog(1)).entries;
+    expect(last).toHaveLength(1);
+    expect(last[0]!.message).toBe('GET /exec/[redacted] with password=[redacted]');
+    for (const count of [0, 501, 2.5, -1]) {
+      await expect(diagnostics.recentLog(count)).rejects.toMatchObject({
+        code: 'invalid-argument',
+      });
+    }
+  });
+
+  it('reports versions, node names, runtimes and capabilities, and no endpoint', async () => {
+    const report = await client.services.diagnostics.report();
+    expect(report.versions.node).toBe(process.versions.node);
+    expect(report.nodes).toHaveLength(1);
+    const [node] = report.nodes;
+    expect(node).toMatchObject({ kind: 'local', state: 'connected' });
+    expect(node!.runtime?.name).toBeTruthy();
+    expect(node!.capabilities).toBeDefined();
+    expect(JSON.stringify(report)).not.toContain('fake.sock');
   });
 
   it('sends node statuses on subscribe and on each change', async () => {

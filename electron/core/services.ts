@@ -1,5 +1,7 @@
 import type { EventSource, ServiceHandlers } from '../../shared/contract';
 import { DisposableStore, type Disposable } from '../../shared/lifecycle';
+import { log, RecentLog } from './base/log';
+import { DiagnosticsServiceImpl } from './features/diagnostics';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -13,6 +15,13 @@ import { SessionRegistry, SessionsServiceImpl, sessionsEventSource } from './fea
 import { StatsHub, statsEventSource } from './features/stats';
 import { TerminalManager, TerminalsServiceImpl, terminalEventSource } from './features/terminals';
 
+export interface CoreServicesOptions extends NodeManagerOptions {
+  /** The log file the core writes, for Diagnostics to name. */
+  readonly logFile?: string;
+  /** The app's version, for Diagnostics' report. */
+  readonly appVersion?: string;
+}
+
 export interface CoreServices extends Disposable {
   readonly services: ServiceHandlers;
   readonly events: EventSource;
@@ -24,9 +33,12 @@ export interface CoreServices extends Disposable {
  * The contract's services and events over one NodeManager, whose connection attempts ask
  * the user through `options.prompts` (or a broker of its own).
  */
-export function createCoreServices(options: NodeManagerOptions): CoreServices {
+export function createCoreServices(options: CoreServicesOptions): CoreServices {
   // Disposed newest first: the features' sessions before the registry, nodes last.
   const store = new DisposableStore();
+  // Attached first, detached last: what the features log while they shut down is kept.
+  const recent = new RecentLog();
+  store.add(log.attach(recent));
   const nodes = store.add(new NodeManager(options));
   const sessions = store.add(new SessionRegistry());
   const logs = store.add(new LogsServiceImpl(nodes, sessions));
@@ -42,6 +54,12 @@ export function createCoreServices(options: NodeManagerOptions): CoreServices {
       logs,
       terminals: new TerminalsServiceImpl(terminals),
       forwards: new ForwardsServiceImpl(forwards),
+      diagnostics: new DiagnosticsServiceImpl({
+        recent,
+        nodes: () => nodes.statuses(),
+        ...(options.logFile !== undefined && { logFile: options.logFile }),
+        ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
+      }),
     },
     events: {
       ...createEventSource(nodes),

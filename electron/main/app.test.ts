@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** A fake of the parts of Electron the shell uses, recording what it was asked to do. */
 const electron = vi.hoisted(() => {
@@ -67,6 +67,7 @@ const electron = vi.hoisted(() => {
     exit: () => undefined,
     whenReady: () => ready,
     getAppPath: () => '/opt/porthole',
+    getVersion: () => '0.1.0',
     isPackaged: false,
     quits: 0,
   });
@@ -133,6 +134,11 @@ vi.mock('../core/composition', () => ({
 }));
 
 describe('the Electron shell', () => {
+  // Loading the shell's modules is the slow part on a loaded machine; the tests' own
+  // steps are quick. Load once, outside any test's time limit.
+  beforeAll(async () => {
+    await import('./app');
+  }, 60_000);
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'porthole-app-'));

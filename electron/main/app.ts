@@ -13,7 +13,8 @@ import {
 } from 'electron';
 import { DisposableStore, toDisposable } from '../../shared/lifecycle';
 import { createCore } from '../core/composition';
-import { defaultConfigDir } from '../core/services';
+import { logger } from '../core/base/log';
+import { defaultConfigDir } from '../core/base/config';
 import { appEntryUrl } from './app-origin';
 import { registerIpc } from './ipc';
 import { menuTemplate } from './menu';
@@ -35,8 +36,13 @@ export const layout = {
 /** Permissions the page may have: writing to the clipboard (copy from a terminal). */
 const allowedPermissions = new Set(['clipboard-sanitized-write']);
 
+const shellLog = logger('shell');
+
 function openExternal(url: string): void {
-  if (/^https?:\/\//i.test(url)) shell.openExternal(url).catch(() => undefined);
+  if (!/^https?:\/\//i.test(url)) return;
+  shell
+    .openExternal(url)
+    .catch((error: unknown) => shellLog.warn(`Could not open ${url} in the browser.`, error));
 }
 
 /**
@@ -90,7 +96,9 @@ export function runApp(): boolean {
     let saveTimer: ReturnType<typeof setTimeout> | undefined;
     const save = (): void => {
       if (created.isDestroyed()) return;
-      saveWindowState(configDir, captureWindowState(created)).catch(() => undefined);
+      saveWindowState(configDir, captureWindowState(created)).catch((error: unknown) =>
+        shellLog.warn('Could not save the window size and place.', error),
+      );
     };
     const saveSoon = (): void => {
       if (saveTimer !== undefined) clearTimeout(saveTimer);
@@ -113,7 +121,7 @@ export function runApp(): boolean {
   app
     .whenReady()
     .then(async () => {
-      const core = store.add(createCore());
+      const core = store.add(createCore({ configDir, appVersion: app.getVersion() }));
       handleAppProtocol(protocol, net, join(app.getAppPath(), layout.renderer));
       // The CSP is also set as a header on every response (and as a meta tag in the page).
       session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
@@ -136,7 +144,8 @@ export function runApp(): boolean {
           MessageChannelMain,
           services: core.services,
           events: core.events,
-          onRefused: (url) => console.warn(`Porthole: refused IPC from ${url}`),
+          onRefused: (url) => shellLog.warn(`Refused IPC from ${url}: not the app's own frame.`),
+          onProtocolError: (error) => shellLog.warn('The RPC refused a request.', error),
         }),
       );
       Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, features)));
@@ -156,6 +165,7 @@ export function runApp(): boolean {
 }
 
 function fatal(error: unknown): void {
+  shellLog.error('Porthole failed to start.', error);
   console.error('Porthole failed to start:', error);
   app.exit(1);
 }

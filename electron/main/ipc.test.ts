@@ -62,18 +62,20 @@ function portOf(target: ReturnType<typeof frame>, call = 0): FakePortMain {
 function setup() {
   const ipcMain = new EventEmitter();
   const refused: string[] = [];
+  const protocolErrors: string[] = [];
   const registration = registerIpc({
     ipcMain: ipcMain as unknown as IpcMain,
     MessageChannelMain: FakeChannel,
     services,
     events,
     onRefused: (url) => refused.push(url),
+    onProtocolError: (error) => protocolErrors.push(error.message),
   });
   const hello = (senderFrame: ReturnType<typeof frame> | null, mainFrame = senderFrame) => {
     const event = { senderFrame, sender: { mainFrame } } as unknown as IpcMainEvent;
     ipcMain.emit(helloChannel, event);
   };
-  return { ipcMain, refused, registration, hello };
+  return { ipcMain, refused, protocolErrors, registration, hello };
 }
 
 describe('the IPC pipe', () => {
@@ -96,6 +98,17 @@ describe('the IPC pipe', () => {
       code: 'unimplemented',
     });
     client.dispose();
+  });
+
+  it('tells onProtocolError what the RPC refused on a served port', async () => {
+    const { hello, protocolErrors } = setup();
+    const app = frame('porthole://app/index.html');
+    hello(app);
+    const port = portOf(app);
+    port.start();
+    port.postMessage({ type: 'call', id: 1, service: 'nodes', method: 'format', args: [] });
+    await vi.waitFor(() => expect(protocolErrors).toEqual(['Unknown method nodes.format.']));
+    port.close();
   });
 
   it('refuses other pages, sub-frames, destroyed and missing frames', () => {

@@ -1,6 +1,7 @@
 import type { IpcMain, IpcMainEvent, MessageChannelMain as MessageChannelMainType } from 'electron';
 import type { EventSource, ServiceHandlers } from '../../shared/contract';
 import { DisposableStore, toDisposable, type Disposable } from '../../shared/lifecycle';
+import type { AppError } from '../../shared/errors';
 import { serve } from '../../shared/rpc';
 import { isAppUrl } from './app-origin';
 import { fromMessagePortMain } from './message-port';
@@ -27,6 +28,8 @@ export interface IpcDeps {
   readonly events: EventSource;
   /** Hears refused senders, for the log. */
   readonly onRefused?: (url: string) => void;
+  /** Hears what the RPC refused or could not send on a served port, for the log. */
+  readonly onProtocolError?: (error: AppError) => void;
 }
 
 /**
@@ -49,7 +52,11 @@ export function registerIpc(deps: IpcDeps): Disposable {
     served.get(key)?.close();
     const { port1, port2 } = new deps.MessageChannelMain();
     const port = fromMessagePortMain(port1);
-    const serving = store.add(serve(port, deps.services, deps.events));
+    const serving = store.add(
+      serve(port, deps.services, deps.events, {
+        ...(deps.onProtocolError !== undefined && { onProtocolError: deps.onProtocolError }),
+      }),
+    );
     let ended = false;
     const entry = {
       close: () => {

@@ -5,6 +5,9 @@ import type { Protocol, Net } from 'electron';
 import { contentSecurityPolicy } from '../core/host/security-headers';
 import { mimeTypeOf, resolveStaticPath } from '../core/host/static-files';
 import { appHost, appScheme } from './app-origin';
+import { logger } from '../core/base/log';
+
+const shellLog = logger('shell');
 
 /** Must run before `app` is ready: makes `porthole://` a standard, secure scheme. */
 export function registerAppScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>): void {
@@ -32,7 +35,11 @@ export function handleAppProtocol(
     const route = extname(url.pathname) === '' ? '/index.html' : url.pathname;
     const path = resolveStaticPath(rendererDir, route);
     if (path === undefined) return notFound();
-    const file = await net.fetch(pathToFileURL(path).toString()).catch(() => undefined);
+    const file = await net
+      .fetch(pathToFileURL(path).toString())
+      .catch((error: unknown) =>
+        shellLog.warn(`The app's file ${route} could not be read.`, error),
+      );
     if (file === undefined || !file.ok) return notFound();
     return new Response(file.body, {
       status: 200,

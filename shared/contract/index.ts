@@ -14,3 +14,4 @@ export {
   type MethodName,
   type EventName,
 } from './registry';
+export { recentLogDefaultCount, recentLogMaxCount } from './services';

@@ -59,6 +59,7 @@ export const serviceMethods = {
     move: 2,
   },
   logs: { open: 1, lines: 4, search: 4, close: 1 },
+  diagnostics: { recentLog: 1, report: 0 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };

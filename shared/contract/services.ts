@@ -5,8 +5,10 @@
  * every failure arrives as an AppError.
  */
 import type {
+  AppLogTail,
   ContainerDetail,
   CgroupDriverInfo,
+  DiagnosticsReport,
   DiscoveredEndpoint,
   DiscoverySource,
   ForwardEntry,
@@ -246,6 +248,24 @@ export interface LogsService {
   close(logId: string): Promise<void>;
 }
 
+/** How many app-log entries `diagnostics.recentLog` returns by default, and at most. */
+export const recentLogDefaultCount = 200;
+export const recentLogMaxCount = 500;
+
+/** Porthole's own health, for the Diagnostics view and bug reports. */
+export interface DiagnosticsService {
+  /**
+   * The newest entries of Porthole's log (already redacted), oldest first: at most
+   * `count` (1…500, default 200) and at most 256 KiB of text in all.
+   */
+  recentLog(count?: number): Promise<AppLogTail>;
+  /**
+   * Versions, nodes (name, kind, state, runtime) and their capabilities. Holds no
+   * endpoint, user name or credential: it is meant to be pasted into a public issue.
+   */
+  report(): Promise<DiagnosticsReport>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -255,4 +275,5 @@ export interface Services {
   readonly sessions: SessionsService;
   readonly forwards: ForwardsService;
   readonly logs: LogsService;
+  readonly diagnostics: DiagnosticsService;
 }

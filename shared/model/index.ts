@@ -13,3 +13,4 @@ export { terminalFlow } from './terminal';
 export type * from './node';
 export type * from './resources';
 export type * from './ssh';
+export type * from './diagnostics';

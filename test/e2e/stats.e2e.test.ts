@@ -13,6 +13,14 @@ import { StatsPage, percent } from './pages/stats-page';
 import { screenshot } from './support/artifacts';
 import { LabSuite } from './support/lab-app';
 
+/**
+ * A spinning container gets its share of the machine, not a core: beside other work (load
+ * 20 on 2 cores) it read 9–18% of a core. An idle one reads under 1% however busy the
+ * machine is, so these two tell them apart on any machine.
+ */
+const BUSY_CPU_MIN = 5;
+const IDLE_CPU_MAX = 2;
+
 const lab = new LabSuite('stats');
 const { runId } = lab;
 const busy = `busy-${runId}`;
@@ -76,7 +84,7 @@ describe('Stats in the browser, against the lab', () => {
       .poll(async () => percent(await row.locator('.stats-cell-value').first().textContent()), {
         timeout: 20_000,
       })
-      .toBeGreaterThan(20);
+      .toBeGreaterThan(BUSY_CPU_MIN);
     expect(await row.locator('.stats-cell-value').nth(1).textContent()).toMatch(/\d (B|KiB|MiB)$/);
     await expect
       .poll(async () =>
@@ -97,8 +105,8 @@ describe('Stats in the browser, against the lab', () => {
     await expect.poll(() => stats.points('CPU (% of one core)')).toBeGreaterThanOrEqual(2);
     await expect
       .poll(() => stats.cpu(new RegExp(`^${busy}`)), { timeout: 20_000 })
-      .toBeGreaterThan(20);
-    expect(await stats.cpu(new RegExp(`^${idle}`))).toBeLessThan(5);
+      .toBeGreaterThan(BUSY_CPU_MIN);
+    expect(await stats.cpu(new RegExp(`^${idle}`))).toBeLessThan(IDLE_CPU_MAX);
     expect(await stats.memory(new RegExp(`^${busy}`))).toMatch(/\d (B|KiB|MiB)$/);
     await expect(stats.chart('Memory (working set)').locator('canvas').count()).resolves.toBe(1);
   });
@@ -116,7 +124,7 @@ describe('Stats in the browser, against the lab', () => {
     await expect.poll(() => stats.legendTime.textContent()).toMatch(/^At \d/);
     // The hovered sample's value, from the same data the chart draws: the busy container's
     // share varies with the shared machine's load, but it is never near the idle one's 0 %.
-    expect(await stats.cpu(new RegExp(`^${busy}`))).toBeGreaterThan(5);
+    expect(await stats.cpu(new RegExp(`^${busy}`))).toBeGreaterThan(BUSY_CPU_MIN);
     await screenshot(page, 'stats-view');
     await page.mouse.move(5, 5);
     await expect.poll(() => stats.legendTime.textContent()).toBe('Latest values');
@@ -139,6 +147,6 @@ describe('Stats in the browser, against the lab', () => {
     await stats.show('Pods');
     await expect
       .poll(() => stats.cpu(new RegExp(`^${lab.podName('stats')}`)), { timeout: 20_000 })
-      .toBeGreaterThan(20);
+      .toBeGreaterThan(BUSY_CPU_MIN);
   });
 });

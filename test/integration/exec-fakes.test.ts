@@ -13,7 +13,7 @@ import type { CriClient } from '../../electron/core/base/cri';
 import { directDialer, openRemoteCommand, type Dialer } from '../../electron/core/base/streaming';
 import {
   openRemoteCommandWith,
-  websocketStreamCreator,
+  websocketTransport,
   type RemoteCommandOptions,
   type RemoteCommandSession,
 } from '../../electron/core/base/streaming/remotecommand';
@@ -258,8 +258,8 @@ describe('negotiation', () => {
     const cri = fakeCri(() => urls.shift() ?? server.url());
     const session = await openRemoteCommandWith(
       {
-        spdy: { ...websocketStreamCreator(), transport: 'spdy' },
-        websocket: websocketStreamCreator(),
+        spdy: { ...websocketTransport(), transport: 'spdy' },
+        websocket: websocketTransport(),
       },
       options(cri, { transport: 'auto' }),
     );

@@ -25,8 +25,7 @@ import {
   type ForwardTiming,
 } from '../../electron/core/features/forwards';
 import { directDialer, type Dialer } from '../../electron/core/base/streaming';
-import type { SpdyUpgrade } from '../../electron/core/base/streaming/portforward';
-import { upgradeToSpdy } from '../../electron/core/base/streaming/spdy';
+import { upgradeToSpdy, type SpdyUpgrade } from '../../electron/core/base/streaming/spdy';
 import { AppError } from '../../shared/errors';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
 import {

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { type AppError } from '../../../shared/errors';
+import type { AppLogEntry } from '../../../shared/model';
+import { defaultLogBudget, log } from '../base/log';
 import { createClient } from '../../../shared/rpc';
 import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
 import { startHost, type Host, type HostOptions } from './host';
@@ -430,6 +432,8 @@ describe('a client cannot make the host hold more than its limits', () => {
       },
       onRefused: (error) => refused.push(error),
     });
+    const logged: AppLogEntry[] = [];
+    const listening = log.attach({ write: (entry) => logged.push(entry) });
     try {
       const greedy = await openRpcSocket(host);
       greedy.pause(); // reads nothing from here on
@@ -463,9 +467,20 @@ describe('a client cannot make the host hold more than its limits', () => {
         code: 'resource-exhausted',
         message: 'Too many subscriptions: 32 are already open on this connection.',
       });
+      // The log heard the refusals, within its budget: tens of thousands refused, a few
+      // hundred lines.
+      const lines = logged.filter((entry) => entry.scope === 'host');
+      expect(lines[0]).toMatchObject({
+        level: 'warn',
+        message: 'The RPC refused a request from the browser.',
+        detail:
+          'resource-exhausted: Too many calls at once: 64 are already running on this connection.',
+      });
+      expect(lines.length).toBeLessThanOrEqual(defaultLogBudget.entries + 1);
       second.dispose();
       greedy.close();
     } finally {
+      listening.dispose();
       await host.close();
     }
   });

@@ -7,6 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
 import { defaultRpcLimits, serve, type RpcLimits } from '../../../shared/rpc';
+import { logger } from '../base/log';
 import { setSecurityHeaders } from './security-headers';
 import { HostSession } from './session';
 import { joinRoot, resolveStaticPath, serveFile } from './static-files';
@@ -70,6 +71,8 @@ export const rpcPath = '/rpc';
 const assetsPrefix = '/assets/';
 
 const defaultMaxConnections = 16;
+
+const hostLog = logger('host');
 
 const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -203,7 +206,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
   };
 
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    handleRequest(request, response).catch(() => {
+    handleRequest(request, response).catch((error: unknown) => {
+      hostLog.error(`Answering ${request.method ?? '?'} ${request.url ?? '/'} failed.`, error);
       if (!response.headersSent) plain(response, 500, 'Internal error');
       else response.destroy();
     });
@@ -239,7 +243,10 @@ export async function startHost(options: HostOptions): Promise<Host> {
       );
       const serving = serve(port, options.services, options.events, {
         limits,
-        ...(options.onRefused !== undefined && { onProtocolError: options.onRefused }),
+        onProtocolError: (error) => {
+          hostLog.warn('The RPC refused a request from the browser.', error);
+          options.onRefused?.(error);
+        },
       });
       // Pings find peers that vanished without a close (a suspended laptop, a killed tab).
       let alive = true;

@@ -5,6 +5,7 @@ import { commandProviders, resourceActions, views } from './features';
 import { isEditableTarget, isMac, viewShortcutIndex } from './keyboard';
 import { openShortcutsDialog } from './ShortcutsDialog';
 import { Toasts } from './Toasts';
+import { ReloadButton } from '../ui/Button';
 import { InfoBanner } from '../ui/ErrorBanner';
 import type { ConnectionState } from '../platform';
 import { Sidebar } from './Sidebar';
@@ -22,20 +23,7 @@ function ConnectionBanner() {
   if (state === 'connected') return null;
   return (
     <div className="connection-banner">
-      <InfoBanner
-        tone="warn"
-        actions={
-          state === 'closed' && (
-            <button
-              type="button"
-              className="btn btn-small"
-              onClick={() => window.location.reload()}
-            >
-              Reload
-            </button>
-          )
-        }
-      >
+      <InfoBanner tone="warn" actions={state === 'closed' && <ReloadButton />}>
         {state === 'reconnecting' ? (
           <>
             <strong>Reconnecting to the Porthole core…</strong> What you see may be out of date;

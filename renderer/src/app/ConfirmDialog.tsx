@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Dialog } from '../ui/Dialog';
+import { Dialog, FormActions } from '../ui/Dialog';
 import { CopyButton } from './CopyButton';
 
 /**
@@ -47,17 +47,13 @@ export function ConfirmDialog({
           <span className="footer-note">
             <kbd>Enter</kbd> {confirmLabel.toLowerCase()} · <kbd>Esc</kbd> cancel
           </span>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className={danger ? 'btn btn-danger' : 'btn btn-primary'}
-            data-autofocus
+          <FormActions
+            submitLabel={confirmLabel}
+            onCancel={onClose}
             disabled={running}
-          >
-            {confirmLabel}
-          </button>
+            danger={danger}
+            autofocus
+          />
         </>
       }
     >

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { toAppErrorData, type AppErrorData } from '../../../shared/errors';
 import type { PortholeClient } from '../platform';
+import { ReloadButton } from '../ui/Button';
 import { ErrorBanner } from '../ui/ErrorBanner';
 import { App } from './App';
 import { ModelProvider } from './context';
@@ -51,15 +52,7 @@ export function Root({
               'In browser mode, open a link `npm run web` printed (each works once: press Enter there for another); in the desktop app, restart Porthole.',
           }}
           title="Porthole could not reach its core"
-          actions={
-            <button
-              type="button"
-              className="btn btn-small"
-              onClick={() => window.location.reload()}
-            >
-              Reload
-            </button>
-          }
+          actions={<ReloadButton />}
         />
       </div>
     );

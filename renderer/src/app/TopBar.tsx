@@ -1,7 +1,7 @@
 import { useModel, useNodes } from './context';
-import { Icon } from '../ui/icons';
+import { Button } from '../ui/Button';
 import { modKeyLabel } from './keyboard';
-import { nodeOptionLabel } from '../features/nodes/nodes-store';
+import { NodeOptions } from '../features/nodes/NodeLabel';
 
 /** The node selector: every connected node, or one node (connected or not). */
 function NodeScopeSelect() {
@@ -28,11 +28,7 @@ function NodeScopeSelect() {
         }
       >
         <option value="">All connected nodes ({connected.length})</option>
-        {nodes.map((node) => (
-          <option key={node.nodeId} value={node.nodeId}>
-            {nodeOptionLabel(node)}
-          </option>
-        ))}
+        <NodeOptions nodes={nodes} />
       </select>
     </div>
   );
@@ -45,15 +41,14 @@ export function TopBar({ title }: { title: string }) {
       <h1 className="topbar-title">{title}</h1>
       <span className="topbar-spacer" />
       <NodeScopeSelect />
-      <button
-        type="button"
-        className="btn btn-ghost"
+      <Button
+        variant="ghost"
+        icon="command"
         title={`Command palette (${modKeyLabel('K')})`}
         onClick={() => model.ui.getState().setPaletteOpen(true)}
       >
-        <Icon name="command" size={14} />
         <kbd>{modKeyLabel('K')}</kbd>
-      </button>
+      </Button>
     </header>
   );
 }

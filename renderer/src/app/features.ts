@@ -10,6 +10,7 @@ import { containerStatsAction, podStatsAction, statsView } from '../features/sta
 import { forwardCommands, podForwardActions, portForwardsView } from '../features/port-forwards';
 import { sessionCommands, sessionsView } from '../features/sessions';
 import { containerLogsAction, logsView } from '../features/logs';
+import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -23,6 +24,7 @@ export const views: readonly ViewDefinition[] = [
   sessionsView,
   logsView,
   statsView,
+  diagnosticsView,
 ];
 
 export const commandProviders: readonly CommandProvider[] = [
@@ -31,6 +33,7 @@ export const commandProviders: readonly CommandProvider[] = [
   forwardCommands,
   sessionCommands,
   nodeCommands,
+  diagnosticsCommands,
   appCommands(views),
 ];
 

@@ -1,5 +1,6 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { toAppErrorData } from '../../../shared/errors';
+import { DisposableStore } from '../../../shared/lifecycle';
 import type { Disposable, PortholeClient } from '../platform';
 import { createNodesStore, type NodesStore } from '../features/nodes/nodes-store';
 import {
@@ -10,6 +11,7 @@ import {
 import { RowCache, sandboxImagesOf } from '../features/resources/rows';
 import { createResourceViewStore, type ResourceViewStore } from '../features/resources/view-store';
 import { createToastStore, type ToastState } from '../ui/toasts';
+import type { FeatureState } from './feature-state';
 import { createUiStore, type UiStore } from './ui-store';
 
 /** Everything the UI holds for one connection to the core; created once per window. */
@@ -25,7 +27,7 @@ export interface AppModel extends Disposable {
    * State a feature keeps for the window's lifetime (open terminals, the session list…),
    * created on first use and disposed with the model. Views come and go; this stays.
    */
-  featureState<T extends Disposable>(key: string, create: (model: AppModel) => T): T;
+  featureState<T extends Disposable>(key: FeatureState<T>): T;
 }
 
 export interface AppModelOptions {
@@ -48,7 +50,9 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
       if (before?.state !== 'connected') toasts.getState().dismissTopic(nodeTopic(node.nodeId));
     }
   });
-  const featureStates = new Map<string, Disposable>();
+  // Newest first on dispose: a state created from another's goes before it.
+  const featureStates = new DisposableStore();
+  const featureNames = new Map<string, unknown>();
   const model: AppModel = {
     client,
     nodes,
@@ -57,18 +61,14 @@ export function createAppModel(client: PortholeClient, options: AppModelOptions 
     ui: createUiStore(options.initialView ?? 'nodes'),
     toasts,
     rows,
-    featureState<T extends Disposable>(key: string, create: (model: AppModel) => T): T {
-      let state = featureStates.get(key);
-      if (state === undefined) {
-        state = create(model);
-        featureStates.set(key, state);
-      }
-      // One key, one creator: the key names the feature's state type.
-      return state as T;
+    featureState<T extends Disposable>(key: FeatureState<T>): T {
+      const named = featureNames.get(key.name);
+      if (named === undefined) featureNames.set(key.name, key);
+      else if (named !== key) throw new Error(`Two feature states are named "${key.name}"`);
+      return key.instanceIn(model, featureStates);
     },
     dispose() {
-      for (const state of [...featureStates.values()].reverse()) state.dispose();
-      featureStates.clear();
+      featureStates.dispose();
       stopWarming();
       stopClearing();
       resources.dispose();

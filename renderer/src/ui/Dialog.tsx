@@ -114,3 +114,47 @@ export function Dialog({
     </div>
   );
 }
+
+/**
+ * A form dialog's buttons: Cancel, any others (`children`), then the default action, the
+ * form's submit button. `working` shows its spinner while the action runs.
+ */
+export function FormActions({
+  submitLabel,
+  onCancel,
+  disabled = false,
+  working = false,
+  cancelDisabled = false,
+  danger = false,
+  autofocus = false,
+  children,
+}: {
+  submitLabel: ReactNode;
+  onCancel: () => void;
+  disabled?: boolean;
+  working?: boolean;
+  cancelDisabled?: boolean;
+  /** The action destroys something: the danger colour instead of the primary one. */
+  danger?: boolean;
+  /** The default action has the focus when the dialog opens. */
+  autofocus?: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      <button type="button" className="btn" disabled={cancelDisabled} onClick={onCancel}>
+        Cancel
+      </button>
+      {children}
+      <button
+        type="submit"
+        className={danger ? 'btn btn-danger' : 'btn btn-primary'}
+        data-autofocus={autofocus || undefined}
+        disabled={disabled}
+      >
+        {working && <span className="spinner" />}
+        {submitLabel}
+      </button>
+    </>
+  );
+}

@@ -43,6 +43,8 @@ export async function writeJsonFileAtomic(path: string, value: unknown): Promise
     }
     await rename(temporary, path);
   } catch (error) {
+    // The write's own error is the one to report; a temporary file left behind is a dot
+    // file beside the target that the next write does not trip over.
     await rm(temporary, { force: true }).catch(() => undefined);
     throw fileError('write', path, error);
   }

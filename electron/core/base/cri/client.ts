@@ -50,6 +50,9 @@ import {
   toRuntimeInfo,
 } from './mappers';
 import { criServices, type CriServiceDefinitions } from './services';
+import { logger } from '../log';
+
+const criLog = logger('cri');
 
 export interface CriClientOptions {
   /** Runtime endpoint, e.g. `unix:///run/containerd/containerd.sock`. */
@@ -213,7 +216,10 @@ export class CriClient implements Disposable {
     const running = await this.listContainers({ podSandboxId, state: 'running' }, options);
     await Promise.all(
       running.map((container) =>
-        this.stopContainer(container.id, gracePeriodSeconds, options).catch(() => undefined),
+        // StopPodSandbox below stops whatever is still running; this only gave it its grace.
+        this.stopContainer(container.id, gracePeriodSeconds, options).catch(
+          criLog.failure(`Stopping container ${container.id} before its pod failed`, 'info'),
+        ),
       ),
     );
     await this.runtime(
@@ -480,15 +486,18 @@ export class CriClient implements Disposable {
    * that fail for other reasons (a dead pod's stats, a timeout) leave it `unknown`.
    */
   async probeCapabilities(options: CallOptions = {}): Promise<Capabilities> {
-    const quiet = (promise: Promise<unknown>): Promise<unknown> => promise.catch(() => undefined);
+    // The capability tracker has recorded each outcome (unimplemented is what a probe is
+    // for); the log keeps the failures that left a capability unknown.
+    const probe = (call: string, promise: Promise<unknown>): Promise<unknown> =>
+      promise.catch(criLog.failure(`Capability probe ${call} failed`));
     const probeOptions = { ...options, timeoutMs: options.timeoutMs ?? 3000 };
     await Promise.all([
-      quiet(this.runtimeConfig(probeOptions)),
-      quiet(this.listPodStats({}, probeOptions)),
-      quiet(this.listContainerStats({}, probeOptions)),
-      quiet(this.runtime('ListMetricDescriptors', {}, probeOptions)),
-      quiet(this.runtime('ListPodSandboxMetrics', {}, probeOptions)),
-      quiet(this.imageFsInfo(probeOptions)),
+      probe('RuntimeConfig', this.runtimeConfig(probeOptions)),
+      probe('ListPodSandboxStats', this.listPodStats({}, probeOptions)),
+      probe('ListContainerStats', this.listContainerStats({}, probeOptions)),
+      probe('ListMetricDescriptors', this.runtime('ListMetricDescriptors', {}, probeOptions)),
+      probe('ListPodSandboxMetrics', this.runtime('ListPodSandboxMetrics', {}, probeOptions)),
+      probe('ImageFsInfo', this.imageFsInfo(probeOptions)),
       this.probeContainerEvents(probeOptions.timeoutMs),
     ]);
     return this.capabilities.snapshot();

@@ -10,6 +10,9 @@ import type { SessionTransport } from '../../../../shared/model';
 import type { ChunkHandler, FollowOptions, SshNodeConnection } from '../ssh';
 import { toLocalDirectoryError, toLocalFileError } from './file-errors';
 import { LocalFileFollower } from './local-follow';
+import { logger } from '../log';
+
+const filesLog = logger('files');
 
 /** An open file, read at offsets. Dispose closes it. */
 export interface ReadableFile extends Disposable {
@@ -51,7 +54,7 @@ export const localFiles: NodeFiles = {
       dispose: () => {
         if (closed) return;
         closed = true;
-        handle.close().catch(() => undefined);
+        handle.close().catch(filesLog.failure(`Closing ${path} failed`));
       },
     };
   },

@@ -16,6 +16,9 @@ import { basename, dirname } from 'node:path';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type { ChunkHandler, FollowOptions } from '../ssh';
 import { toLocalFileError } from './file-errors';
+import { logger } from '../log';
+
+const followLog = logger('files');
 
 const defaultChunkSize = 4 * 1024 * 1024;
 
@@ -45,7 +48,7 @@ export class LocalFileFollower implements Disposable {
     this.stopped = true;
     this.watcher?.close();
     this.watcher = undefined;
-    this.handle?.close().catch(() => undefined);
+    this.handle?.close().catch(followLog.failure(`Closing ${this.path} failed`));
     this.handle = undefined;
     this.wake?.();
   }
@@ -74,7 +77,7 @@ export class LocalFileFollower implements Disposable {
   private async openPath(): Promise<FileHandle | undefined> {
     const handle = await open(this.path, 'r');
     if (this.stopped) {
-      await handle.close().catch(() => undefined);
+      await handle.close().catch(followLog.failure(`Closing ${this.path} failed`));
       return undefined;
     }
     this.handle = handle;
@@ -114,6 +117,7 @@ export class LocalFileFollower implements Disposable {
         continue;
       }
       if (held.size > offset) continue;
+      // Nothing at the path (rotated away, not yet recreated) is an answer, not a failure.
       const atPath = await stat(this.path).catch(() => undefined);
       if (this.stopped) return;
       if (atPath !== undefined && (atPath.ino !== held.ino || atPath.dev !== held.dev)) {
@@ -122,7 +126,7 @@ export class LocalFileFollower implements Disposable {
         if (this.stopped) return;
         const old = handle;
         const next = await this.openPath();
-        await old.close().catch(() => undefined);
+        await old.close().catch(followLog.failure(`Closing the rotated ${this.path} failed`));
         if (next === undefined) return;
         handle = next;
         offset = 0;

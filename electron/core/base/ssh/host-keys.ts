@@ -162,6 +162,7 @@ export class HostKeyChecker {
     const line = knownHostsLine(target.host, target.port, key, { hash: this.files.hash });
     try {
       await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      // A missing file is the usual first time; any other trouble fails the append below.
       const existing = await readFile(file, 'utf8').catch(() => '');
       const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
       await appendFile(file, `${separator}${line}\n`, { mode: 0o600 });

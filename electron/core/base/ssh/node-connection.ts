@@ -44,6 +44,9 @@ import {
   type RemoteIds,
 } from './runtime-probe';
 import type { ClientChannel, SFTPWrapper, Ssh2Client } from './ssh2';
+import { logger } from '../log';
+
+const sshLog = logger('ssh');
 
 export interface SshConnectOptions {
   readonly target: SshTarget;
@@ -414,8 +417,9 @@ export class SshNodeConnection implements Disposable {
     for (const listener of [...this.listeners]) {
       try {
         listener(state);
-      } catch {
-        // A listener's bug must not stop the others or the state machine.
+      } catch (error) {
+        // A listener's bug must not stop the others or the state machine; the log has it.
+        sshLog.error(`A listener of ${this.name}'s SSH state failed.`, error);
       }
     }
   }
@@ -510,6 +514,7 @@ export class SshNodeConnection implements Disposable {
       }),
     );
     this.sftpPromise = opened;
+    // The caller hears the failure through `opened`; this only forgets the failed session.
     opened.catch(() => {
       if (this.sftpPromise === opened) this.sftpPromise = undefined;
     });
@@ -576,13 +581,19 @@ export class SshNodeConnection implements Disposable {
         channel.stderr.resume();
         channel.once('close', () => resolve(text));
       }),
-    ).catch(() => '');
+    ).catch((error: unknown) => {
+      sshLog.debug(`\`id\` could not run on ${this.name}; reading /etc/passwd instead.`, error);
+      return '';
+    });
     const [uidLine, groupsLine] = output.trim().split('\n');
     if (uidLine !== undefined && /^\d+$/.test(uidLine.trim())) {
       const gids = (groupsLine ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
       return { uid: Number(uidLine), gids };
     }
-    return this.idsFromFiles(this.plans.at(-1)!.host.user).catch(() => undefined);
+    // Without the ids, the runtime probe gives no permission advice; it still probes.
+    return this.idsFromFiles(this.plans.at(-1)!.host.user).catch(
+      sshLog.failure(`The SSH user's groups on ${this.name} could not be read`, 'info'),
+    );
   }
 
   private async idsFromFiles(user: string): Promise<RemoteIds | undefined> {

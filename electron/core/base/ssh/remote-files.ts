@@ -162,6 +162,7 @@ export class SftpFiles {
         this.sftp.mkdir(current, { mode: 0o755 }, (error) => (error ? reject(error) : resolve())),
       ).catch(async (error: unknown) => {
         // Created meanwhile by someone else (the runtime, another call): fine if a directory.
+        // If it can't even be looked at, the mkdir's own error below is the one to report.
         const now = await this.rawStat(current).catch(() => undefined);
         if (now?.isDirectory() === true) return;
         throw toFileError(error, this.node, current, 'create');
@@ -285,6 +286,7 @@ export class FileFollower implements Disposable {
         continue;
       }
       if (before.size > offset) continue;
+      // Nothing at the path (rotated away, not yet recreated) is an answer, not a failure.
       const atPath = await files.stat(this.path).catch(() => undefined);
       const after = await file.stat();
       if (this.stopped) return;

@@ -13,6 +13,9 @@ import type { RemoteRuntimeProbe } from '../../../../shared/model';
 import { wellKnownEndpoints } from '../connect';
 import { parseEndpoint } from '../cri';
 import type { SftpFiles } from './remote-files';
+import { logger } from '../log';
+
+const probeLog = logger('ssh');
 
 /** SFTP status codes. */
 const noSuchFile = 2;
@@ -136,13 +139,15 @@ export async function probeRemoteEndpoint(
         ...(error.hint !== undefined && { hint: error.hint }),
       };
     }
-    const ids = await context.ids().catch(() => undefined);
+    // Without the user's ids the probe gives no permission advice; it still probes.
+    const ids = await context.ids().catch(probeLog.failure(`The SSH user's ids could not be read`));
     if (ids !== undefined && !canOpenSocket(socket, ids)) {
       const advice = permissionAdvice(
         socket,
         context.user,
         path,
         context.node,
+        // Without a name the advice names the group by its number.
         await context.groupName(socket.gid).catch(() => undefined),
       );
       return { endpoint: uri, runtime, state: 'refused', ...advice };
@@ -169,6 +174,7 @@ export async function probeRemoteRuntimes(context: ProbeContext): Promise<Remote
   const seen = new Set<string>();
   for (const { endpoint, runtime } of wellKnownEndpoints) {
     const path = parseEndpoint(endpoint).path;
+    // A path that can't be resolved (absent) is probed as written, and found absent.
     const real = await context.files.realpath(path).catch(() => path);
     if (seen.has(real)) continue;
     seen.add(real);

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { connect, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -34,36 +33,6 @@ export interface StreamTlsOptions {
   readonly ca?: string | Buffer;
   /** SNI and the name checked against the certificate; default the URL's host name. */
   readonly servername?: string;
-}
-
-/** How much of a refused upgrade's body to keep, and how long to wait for it. */
-const maxRefusalBody = 4096;
-const refusalBodyTimeoutMs = 2000;
-
-/**
- * Reads a bounded prefix of a refused upgrade's body (the runtime's reason, for the user);
- * never waits long for it, and always releases the response.
- */
-export function readRefusalBody(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (): void => {
-      clearTimeout(timer);
-      response.removeAllListeners('data');
-      response.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8').slice(0, maxRefusalBody));
-    };
-    const timer = setTimeout(finish, refusalBodyTimeoutMs);
-    response.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= maxRefusalBody) finish();
-    });
-    response.once('end', finish);
-    response.once('error', finish);
-    response.once('close', finish);
-  });
 }
 
 /** `CODE: message` for an errno-style error, the message otherwise. */

@@ -1,8 +1,10 @@
 /**
- * Streaming: exec/attach (remote-command protocol v1–v5) over SPDY/3.1 or WebSocket.
- * The rest of the app uses `openRemoteCommand` and nothing below it.
+ * Streaming: exec/attach (remote-command protocol v1–v5) and port-forward over SPDY/3.1 or
+ * WebSocket. The rest of the app uses `openRemoteCommand` (exec/attach) and ./portforward,
+ * and nothing below them.
  */
-export { directDialer, type Dialer } from './dial';
+export { directDialer, type Dialer, type StreamTlsOptions } from './dial';
+export { UpgradeError, isUpgradeFailure, type UpgradeErrorData } from './upgrade';
 export {
   defaultSetupTimeoutMs,
   openRemoteCommand,
@@ -17,4 +19,3 @@ export {
   type TransportChoice,
   type TransportKind,
 } from './remotecommand';
-export type { StreamTlsOptions } from './websocket';

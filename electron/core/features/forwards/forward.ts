@@ -24,7 +24,7 @@ import type {
   ForwardStateName,
   ForwardTransportInfo,
 } from '../../../../shared/model';
-import type { Dialer } from '../../base/streaming/dial';
+import type { Dialer, StreamTlsOptions } from '../../base/streaming';
 import {
   Bridge,
   connectPortForward,
@@ -34,9 +34,8 @@ import {
   type LocalListener,
   type PortForwardTransport,
   type RemoteConnection,
-  type SpdyUpgrade,
 } from '../../base/streaming/portforward';
-import type { StreamTlsOptions } from '../../base/streaming/websocket';
+import type { SpdyUpgrade } from '../../base/streaming/spdy';
 import { Backoff, sleep } from './backoff';
 import { ConnectionTable, type ConnectionRecord } from './connections';
 import { Emitter, type Event } from '../../base/emitter';

@@ -22,6 +22,9 @@ import type { NodeClient, NodeManager } from '../nodes';
 import { defaultForwardName, describeBinding, sessionTargetOf } from './describe';
 import { ForwardSessionMirror, type StopCause } from './session-mirror';
 import { ForwardStore, type SavedForward } from './store';
+import { logger } from '../../base/log';
+
+const forwardsLog = logger('forwards');
 
 /** What the manager needs of the node manager (tests pass a fake). */
 export type ForwardNodes = Pick<
@@ -294,7 +297,12 @@ export class ForwardManager implements Disposable {
     this.changed(true);
     if (wasRunning) {
       // Where the new node is not connected, the entry says so (its last error).
-      await this.startEntry(entry).catch(() => undefined);
+      await this.startEntry(entry).catch(
+        forwardsLog.failure(
+          `Forward ${this.toEntry(entry).name} did not start on ${nodeName}`,
+          'info',
+        ),
+      );
     } else {
       this.reconcileNodes();
     }
@@ -422,8 +430,10 @@ export class ForwardManager implements Disposable {
         this.changed(true);
         continue;
       }
-      // A failure shows as the forward's last error.
-      this.startEntry(entry).catch(() => undefined);
+      // A failure shows as the forward's last error; the log keeps it too.
+      this.startEntry(entry).catch(
+        forwardsLog.failure(`Forward ${this.toEntry(entry).name} did not start by itself`, 'warn'),
+      );
     }
   }
 
@@ -556,7 +566,8 @@ export class ForwardManager implements Disposable {
         throw error;
       },
     );
-    // Whoever awaits it hears the error; an auto-start nobody awaits must not be unhandled.
+    // Whoever awaits it hears the error (and an auto-start logs it); one nobody awaits
+    // must not become an unhandled rejection.
     run.started.catch(() => undefined);
     return run;
   }

@@ -145,6 +145,7 @@ export class ForwardStore {
       await writeJsonFileAtomic(this.path, { version: 1, forwards: next });
       this.forwards = next;
     });
+    // The caller hears the failure through `run`; the chain only orders the writes.
     this.writing = run.catch(() => undefined);
     return run;
   }

@@ -11,6 +11,9 @@ import { AppError } from '../../../../shared/errors';
 import type { ContainerDetail, PodSandboxDetail } from '../../../../shared/model';
 import type { CallOptions, CriClient } from '../../base/cri';
 import type { NodeFiles } from '../../base/files/files';
+import { logger } from '../../base/log';
+
+const logsLog = logger('logs');
 
 export type LocateClient = Pick<CriClient, 'containerStatus' | 'podStatus' | 'listContainers'>;
 
@@ -74,7 +77,7 @@ export async function locateLog(
       ? undefined
       : await client
           .podStatus(current.podSandboxId, { ...options, verbose: true })
-          .catch(() => undefined);
+          .catch(logsLog.failure("The log's pod could not be read; it is named without it"));
   const podFields = {
     podSandboxId: current.podSandboxId,
     ...(pod !== undefined && { podName: pod.name, namespace: pod.namespace }),

@@ -300,6 +300,8 @@ export class OpenLog implements Disposable {
     try {
       client = this.init.client();
     } catch {
+      // The node is no longer connected: there is no runtime to ask, and the follow ends
+      // with the node's own error.
       return;
     }
     client.reopenContainerLog(this.init.location.containerId).catch((error: unknown) => {

@@ -25,6 +25,9 @@ import { ProfileStore } from './profile-store';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
 import { watchSocketCreated } from './socket-watch';
 import { sshAddress, sshConnectionKey, type OpenSsh, type SshSession } from './ssh';
+import { logger } from '../../base/log';
+
+const nodesLog = logger('nodes');
 
 /** The parts of a CriClient the services use; tests substitute fakes. */
 export type NodeClient = Pick<
@@ -177,11 +180,13 @@ export class NodeManager implements Disposable {
       const { warnings } = await this.profiles.load().catch((error: unknown) => ({
         warnings: [toAppErrorData(error).message],
       }));
+      for (const warning of warnings) nodesLog.warn(`Saved nodes: ${warning}`);
       this.profileWarnings = warnings;
       await this.runDiscovery();
       const auto = this.profiles.list().filter((profile) => profile.autoConnect === true);
       // A node that fails to connect shows its error on its card; startup goes on. SSH
       // nodes are not waited for: their questions may wait on the user for minutes.
+      // (openConnection has logged why.)
       for (const profile of auto.filter((candidate) => candidate.kind === 'ssh')) {
         this.connectEntry(profile.id).catch(() => undefined);
       }
@@ -286,7 +291,8 @@ export class NodeManager implements Disposable {
   /** Closes a node's connection, or calls off the attempt under way (and its questions). */
   async disconnect(nodeId: string): Promise<void> {
     await this.start();
-    this.requireEntry(nodeId);
+    const entry = this.requireEntry(nodeId);
+    nodesLog.info(`Disconnecting ${entry.name}.`);
     this.withdraw(nodeId);
     this.emit();
   }
@@ -609,6 +615,9 @@ export class NodeManager implements Disposable {
       connection.monitor = store.add(this.createMonitor(nodeId, connection));
       this.orphanEntries.set(nodeId, entry);
       this.connections.set(nodeId, connection);
+      nodesLog.info(
+        `Connected ${entry.name}: ${runtime.runtimeName} ${runtime.runtimeVersion} (CRI ${runtime.runtimeApiVersion}), updates by ${connection.updates}.`,
+      );
       // Lost between the login and now: shown (and cleaned up) like any later loss.
       if (ssh?.state.state === 'disconnected') this.onSshState(nodeId, connection, ssh.state);
       return this.statusOf(entry);
@@ -616,6 +625,8 @@ export class NodeManager implements Disposable {
       client?.dispose();
       ssh?.dispose();
       const appError = attemptError(entry.name, error, attempt, this.prompts.timeoutMs);
+      if (attempt.withdrawn) nodesLog.info(`Connecting ${entry.name} was called off.`);
+      else nodesLog.warn(`Connecting ${entry.name} failed.`, appError);
       if (!attempt.withdrawn) {
         this.failures.set(nodeId, appError);
         if (entry.kind === 'ssh') {
@@ -680,17 +691,24 @@ export class NodeManager implements Disposable {
    */
   private onSshState(nodeId: string, connection: Connection, state: SshConnectionState): void {
     if (this.connections.get(nodeId) !== connection) return;
+    const changed = state.state !== connection.sshState?.state;
     connection.sshState = state;
+    const name = this.entry(nodeId)?.name ?? nodeId;
+    if (changed && state.state === 'reconnecting') {
+      nodesLog.warn(`SSH to ${name} dropped (${state.reason}); reconnecting.`);
+    } else if (changed && state.state === 'connected') {
+      nodesLog.info(`SSH to ${name} is back.`);
+    }
     // SSH is back: the runtime behind it may answer again, try now rather than at the
     // next step of the backoff.
     if (state.state === 'connected') connection.monitor?.check();
     if (state.state === 'disconnected') {
-      const name = this.entry(nodeId)?.name ?? nodeId;
       const error = new AppError({
         code: state.errorCode ?? 'connection-lost',
         message: `The SSH connection to ${name} was lost: ${state.reason.replace(/\.$/, '')}.`,
         hint: 'Connect again once the node is reachable.',
       });
+      nodesLog.warn(error.message);
       this.closeConnection(nodeId, error);
       this.failures.set(nodeId, error);
       this.sshEnds.set(nodeId, state);

@@ -215,6 +215,7 @@ export class ProfileStore {
       await writeJsonFileAtomic(this.path, { version: 1, profiles: next });
       this.profiles = next;
     });
+    // The caller hears the failure through `run`; the chain only orders the writes.
     this.writing = run.catch(() => undefined);
     return run;
   }

@@ -3,6 +3,9 @@ import type { AbortSignalLike } from '../../../../shared/contract';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { HostKeyPrompt, PendingPrompt, PromptAnswer } from '../../../../shared/model';
+import { logger } from '../../base/log';
+
+const promptsLog = logger('nodes');
 
 /** Which node's connection attempt is asking. */
 export interface PromptSubject {
@@ -182,8 +185,10 @@ export class PromptBroker implements Disposable {
     for (const listener of [...this.listeners]) {
       try {
         listener(prompts);
-      } catch {
-        // One subscriber's failure must not keep the others (or the asker) from hearing.
+      } catch (error) {
+        // One subscriber's failure must not keep the others (or the asker) from hearing;
+        // it is a bug, so the log has it.
+        promptsLog.error('A prompts listener failed.', error);
       }
     }
   }

@@ -21,6 +21,7 @@ export function watchSocketCreated(socketPath: string, listener: () => void): Di
       watcher = undefined;
     });
   } catch {
+    // No folder to watch (gone, no inotify): a hint only, the reconnect backoff finds it.
     watcher = undefined;
   }
   return toDisposable(() => watcher?.close());

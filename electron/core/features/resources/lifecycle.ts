@@ -14,6 +14,9 @@ import { requireNonNegativeInteger, requireObject, requireString } from '../../b
 import { nodeFiles } from '../nodes/files';
 import { toCallOptions, type NodeClient, type NodeManager } from '../nodes';
 import { parseRunSpec, type RunPlan } from './spec';
+import { logger } from '../../base/log';
+
+const lifecycleLog = logger('resources');
 
 /**
  * Changes to a node: stop and remove containers and pods, remove and pull images, run a
@@ -196,8 +199,14 @@ async function runPlan(
     }
   } catch (error) {
     // Clean up without the caller's signal: a cancelled run must not leave a pod behind.
-    await client.stopPod(podSandboxId).catch(() => undefined);
-    await client.removePod(podSandboxId).catch(() => undefined);
+    await client
+      .stopPod(podSandboxId)
+      .catch(
+        lifecycleLog.failure(`Stopping pod ${podSandboxId} after a failed run failed`, 'warn'),
+      );
+    await client
+      .removePod(podSandboxId)
+      .catch(lifecycleLog.failure(`Pod ${podSandboxId} was left behind by a failed run`, 'warn'));
     throw stepFailed(error, step, doing, 'The pod was removed again.');
   }
   return { podSandboxId, containerIds };

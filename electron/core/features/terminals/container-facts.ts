@@ -5,6 +5,9 @@
 import { AppError, isAppError } from '../../../../shared/errors';
 import type { ContainerDetail, SessionTarget } from '../../../../shared/model';
 import type { NodeClient } from '../nodes';
+import { logger } from '../../base/log';
+
+const factsLog = logger('terminals');
 
 export type FactsClient = Pick<NodeClient, 'containerStatus' | 'podStatus'>;
 
@@ -104,7 +107,7 @@ export async function sessionTarget(
   if ((podName === undefined || namespace === undefined) && detail.podSandboxId !== '') {
     const pod = await client
       .podStatus(detail.podSandboxId, { timeoutMs: 5000, ...(signal !== undefined && { signal }) })
-      .catch(() => undefined);
+      .catch(factsLog.failure("The pod's name for the session title could not be read"));
     podName ??= pod?.name;
     namespace ??= pod?.namespace;
   }

@@ -22,6 +22,9 @@ import {
   type TerminalEnding,
 } from './exit-reason';
 import { OutputFlow, type FlowLimits, type OutputStreamName } from './output-flow';
+import { logger } from '../../base/log';
+
+const terminalLog = logger('terminals');
 
 export interface TerminalOptions {
   readonly info: TerminalInfo;
@@ -212,7 +215,9 @@ export class Terminal implements Disposable {
     const fate =
       check === 'none'
         ? undefined
-        : await this.options.containerFate(check === 'settle').catch(() => undefined);
+        : await this.options
+            .containerFate(check === 'settle')
+            .catch(terminalLog.failure('Could not learn how the container fared', 'info'));
     this.finish(describeEnding(this.options.info, outcome, fate));
   }
 

@@ -11,7 +11,7 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { LogLine } from '../../../../shared/model';
 import { highlightPattern, segments } from './highlight';
-import type { LogsController } from './logs-store';
+import type { LogsController } from './logs-controller';
 
 /** Line height in pixels; matches .log-line in logs.css. */
 export const lineHeight = 20;

@@ -3,10 +3,11 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources } from '../../app/context';
 import { isEditableTarget } from '../../app/keyboard';
-import { EmptyState } from '../../ui/EmptyState';
+import { Button } from '../../ui/Button';
+import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
-import { Icon } from '../../ui/icons';
+import { FilterField } from '../../ui/view/Toolbar';
 import { resourceKey } from '../resources/model';
 import { LogList } from './LogList';
 import {
@@ -15,7 +16,7 @@ import {
   type LogsController,
   type LogTarget,
   type StreamChoice,
-} from './logs-store';
+} from './logs-controller';
 import './logs.css';
 
 const tailChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
@@ -240,30 +241,24 @@ function SearchBar({ controller }: { controller: LogsController }) {
 
   return (
     <div className="log-search" role="search" aria-label="Search the log">
-      <div className="search-field">
-        <Icon name="search" size={14} />
-        <input
-          ref={input}
-          className="input"
-          type="search"
-          placeholder="Search the log…  ( / )"
-          aria-label="Search the log"
-          spellCheck={false}
-          value={search.text}
-          onFocus={() => controller.prepareSearch()}
-          onChange={(event) => controller.setSearch({ text: event.target.value })}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') {
-              event.preventDefault();
-              controller.step(event.shiftKey ? -1 : 1);
-            } else if (event.key === 'Escape' && search.text !== '') {
-              event.preventDefault();
-              event.stopPropagation();
-              controller.setSearch({ text: '' });
-            }
-          }}
-        />
-      </div>
+      <FilterField
+        inputRef={input}
+        label="Search the log"
+        placeholder="Search the log…  ( / )"
+        value={search.text}
+        onFocus={() => controller.prepareSearch()}
+        onChange={(text) => controller.setSearch({ text })}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') {
+            event.preventDefault();
+            controller.step(event.shiftKey ? -1 : 1);
+          } else if (event.key === 'Escape' && search.text !== '') {
+            event.preventDefault();
+            event.stopPropagation();
+            controller.setSearch({ text: '' });
+          }
+        }}
+      />
       <button
         type="button"
         className="btn btn-small btn-ghost log-toggle"
@@ -343,22 +338,20 @@ function StatusBar({ controller }: { controller: LogsController }) {
       </code>
       <span className="toolbar-spacer" />
       {!state.stick && (
-        <button type="button" className="btn btn-small" onClick={() => controller.jumpToEnd()}>
-          <Icon name="chevronDown" size={14} />
+        <Button small icon="chevronDown" onClick={() => controller.jumpToEnd()}>
           {state.following ? 'Follow new lines' : 'Go to end'}
-        </button>
+        </Button>
       )}
-      <button
-        type="button"
-        className="btn btn-small"
+      <Button
+        small
+        icon="download"
         disabled={state.download !== undefined}
         onClick={() => void controller.download()}
       >
-        <Icon name="download" size={14} />
         {state.download === undefined
           ? 'Download'
           : `Downloading… ${state.download.total === 0 ? 0 : Math.floor((state.download.saved / state.download.total) * 100)}%`}
-      </button>
+      </Button>
     </div>
   );
 }
@@ -380,10 +373,9 @@ function Problems({ controller }: { controller: LogsController }) {
         error={openError}
         title="Could not open the log"
         actions={
-          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
-            <Icon name="refresh" size={14} />
+          <Button small icon="refresh" onClick={() => void controller.reopen()}>
             Retry
-          </button>
+          </Button>
         }
       />
     );
@@ -395,10 +387,9 @@ function Problems({ controller }: { controller: LogsController }) {
         error={followError}
         title="Stopped following the log"
         actions={
-          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
-            <Icon name="refresh" size={14} />
+          <Button small icon="refresh" onClick={() => void controller.reopen()}>
             Reopen
-          </button>
+          </Button>
         }
       />
     );
@@ -407,10 +398,9 @@ function Problems({ controller }: { controller: LogsController }) {
     return (
       <InfoBanner
         actions={
-          <button type="button" className="btn btn-small" onClick={() => void controller.reopen()}>
-            <Icon name="refresh" size={14} />
+          <Button small icon="refresh" onClick={() => void controller.reopen()}>
             Reopen
-          </button>
+          </Button>
         }
       >
         No longer following: the follow was stopped (from the session monitor).
@@ -434,12 +424,7 @@ function Body({ controller }: { controller: LogsController }) {
     );
   }
   if (phase === 'opening') {
-    return (
-      <div className="empty-state" role="status">
-        <span className="spinner" />
-        Reading the log of {target.containerName}…
-      </div>
-    );
+    return <LoadingState>Reading the log of {target.containerName}…</LoadingState>;
   }
   if (phase !== 'open') return null;
   return (

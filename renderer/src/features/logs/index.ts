@@ -1,6 +1,6 @@
 import type { ResourceAction, ViewDefinition } from '../../app/registry';
 import type { ContainerRow } from '../resources/model';
-import { logsControllerOf } from './logs-store';
+import { logsControllerOf } from './logs-controller';
 import { LogsView } from './LogsView';
 
 /** The Logs view's id in the sidebar. */

@@ -5,6 +5,7 @@ import { CopyButton } from '../../app/CopyButton';
 import { Badge, StateBadge } from '../../ui/Badge';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { formatAge, formatClock } from '../../ui/format';
+import { Button } from '../../ui/Button';
 import { Icon } from '../../ui/icons';
 import { useNow } from '../../ui/clock';
 import {
@@ -251,64 +252,59 @@ export function NodeCard({ node }: { node: NodeStatus }) {
       <footer className="node-card-actions">
         {connected || reconnecting ? (
           <>
-            <button
-              type="button"
-              className="btn btn-small"
+            <Button
+              small
+              icon="pods"
               onClick={() => {
                 model.nodes.getState().setScope({ kind: 'node', nodeId: node.nodeId });
                 model.ui.getState().navigate('pods');
               }}
             >
-              <Icon name="pods" size={14} />
               Show pods
-            </button>
-            <button
-              type="button"
-              className="btn btn-small"
+            </Button>
+            <Button
+              small
+              icon="unplug"
               disabled={busy}
               onClick={() => void disconnectNode(model, node)}
             >
-              <Icon name="unplug" size={14} />
               {pending === 'disconnecting' ? 'Disconnecting…' : 'Disconnect'}
-            </button>
+            </Button>
           </>
         ) : (
-          <button
-            type="button"
-            className="btn btn-small btn-primary"
+          <Button
+            small
+            variant="primary"
+            icon="plug"
             disabled={busy}
             onClick={() => void connectNode(model, node)}
           >
-            <Icon name="plug" size={14} />
             {busy ? 'Connecting…' : node.state === 'failed' ? 'Retry' : 'Connect'}
-          </button>
+          </Button>
         )}
         {node.origin === 'saved' ? (
           <>
-            <button
-              type="button"
-              className="btn btn-small"
+            <Button
+              small
+              icon="edit"
               disabled={pending !== undefined}
               onClick={() => openNodeForm(model, node)}
             >
-              <Icon name="edit" size={14} />
               Edit
-            </button>
-            <button
-              type="button"
-              className="btn btn-small"
+            </Button>
+            <Button
+              small
+              icon="trash"
               disabled={pending !== undefined}
               onClick={() => confirmRemoveNode(model, node)}
             >
-              <Icon name="trash" size={14} />
               Remove
-            </button>
+            </Button>
           </>
         ) : (
-          <button type="button" className="btn btn-small" onClick={() => openNodeForm(model, node)}>
-            <Icon name="save" size={14} />
+          <Button small icon="save" onClick={() => openNodeForm(model, node)}>
             Save…
-          </button>
+          </Button>
         )}
         <span className="toolbar-spacer" />
         <CopyButton text={versionCommand(node)} what="the crictl command" label="crictl version" />

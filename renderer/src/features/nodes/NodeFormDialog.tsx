@@ -2,7 +2,9 @@ import { useState, type ReactElement } from 'react';
 import type { NodeStatus } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
 import { nodeTopic, runAction } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Button } from '../../ui/Button';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import { withPending } from './nodes-store';
 import {
   draftFromStatus,
@@ -61,35 +63,55 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
     }
   };
 
-  const field = (
-    id: ProfileField,
+  /**
+   * One setting's text box. A setting the profile validates (`ProfileField`) shows its
+   * error once touched; the SSH settings that take any text (user, identity, jump hosts)
+   * have nothing to validate.
+   */
+  const textField = (
+    id: ProfileField | 'user' | 'identity' | 'jump',
     label: string,
-    input: ReactElement,
-    help?: string,
+    text: {
+      value: string;
+      placeholder: string;
+      mono?: boolean;
+      help?: string;
+      inputMode?: 'numeric' | 'decimal';
+      /** A name, not a path or an address: the browser may check its spelling. */
+      prose?: boolean;
+      autofocus?: boolean;
+    },
+    onChange: (value: string) => void,
   ): ReactElement => {
-    const error = errorFor(id);
+    const validated = id !== 'user' && id !== 'identity' && id !== 'jump';
+    const error = validated ? errorFor(id) : undefined;
+    const errorId = `node-${id}-error`;
     return (
-      <div className="field">
-        <label htmlFor={`node-${id}`}>{label}</label>
-        {input}
-        {error !== undefined ? (
-          <div className="field-error" id={`node-${id}-error`} role="alert">
-            {error}
-          </div>
-        ) : (
-          help !== undefined && <div className="field-help">{help}</div>
-        )}
-      </div>
+      <Field
+        id={`node-${id}`}
+        label={label}
+        help={text.help}
+        error={error}
+        {...(validated && { errorId })}
+      >
+        <input
+          id={`node-${id}`}
+          className={text.mono === true ? 'input mono' : 'input'}
+          {...(validated && {
+            'aria-invalid': error !== undefined,
+            'aria-describedby': error !== undefined ? errorId : undefined,
+            onBlur: () => touch(id),
+          })}
+          data-autofocus={text.autofocus}
+          inputMode={text.inputMode}
+          value={text.value}
+          placeholder={text.placeholder}
+          spellCheck={text.prose === true ? undefined : false}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      </Field>
     );
   };
-
-  const inputProps = (id: ProfileField) => ({
-    id: `node-${id}`,
-    className: 'input',
-    'aria-invalid': errorFor(id) !== undefined,
-    'aria-describedby': errorFor(id) !== undefined ? `node-${id}-error` : undefined,
-    onBlur: () => touch(id),
-  });
 
   return (
     <Dialog
@@ -99,17 +121,11 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
       onClose={onClose}
       onSubmit={() => void save(false)}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="button" className="btn" disabled={saving} onClick={() => void save(true)}>
+        <FormActions submitLabel={saving ? 'Saving…' : 'Save'} onCancel={onClose} disabled={saving}>
+          <Button disabled={saving} onClick={() => void save(true)}>
             Save and connect
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={saving}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-        </>
+          </Button>
+        </FormActions>
       }
     >
       <div className="form-grid">
@@ -136,113 +152,90 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
             </label>
           </div>
         )}
-        {field(
+        {textField(
           'name',
           'Name',
-          <input
-            {...inputProps('name')}
-            data-autofocus
-            value={draft.name}
-            placeholder={ssh ? 'node-1' : 'worker-1 containerd'}
-            onChange={(event) => update({ name: event.target.value })}
-          />,
-        )}
-        {ssh &&
-          field(
-            'host',
-            'Host',
-            <input
-              {...inputProps('host')}
-              className="input mono"
-              value={draft.host}
-              placeholder="node-1"
-              spellCheck={false}
-              onChange={(event) => update({ host: event.target.value })}
-            />,
-            'A host name, an address, or an alias from ~/.ssh/config (its User, Port, IdentityFile and ProxyJump apply).',
-          )}
-        {ssh && (
-          <div className="field">
-            <label htmlFor="node-user">User</label>
-            <input
-              id="node-user"
-              className="input"
-              value={draft.user}
-              placeholder="from ~/.ssh/config"
-              spellCheck={false}
-              onChange={(event) => update({ user: event.target.value })}
-            />
-          </div>
-        )}
-        {ssh &&
-          field(
-            'port',
-            'Port',
-            <input
-              {...inputProps('port')}
-              inputMode="numeric"
-              value={draft.port}
-              placeholder="22"
-              onChange={(event) => update({ port: event.target.value })}
-            />,
-          )}
-        {ssh && (
-          <div className="field">
-            <label htmlFor="node-identity">Identity file</label>
-            <input
-              id="node-identity"
-              className="input mono"
-              value={draft.identityFile}
-              placeholder="~/.ssh/id_ed25519 (or the agent's keys)"
-              spellCheck={false}
-              onChange={(event) => update({ identityFile: event.target.value })}
-            />
-            <div className="field-help">
-              Tried before the config&apos;s keys. An encrypted key asks for its passphrase.
-            </div>
-          </div>
+          {
+            value: draft.name,
+            placeholder: ssh ? 'node-1' : 'worker-1 containerd',
+            prose: true,
+            autofocus: true,
+          },
+          (name) => update({ name }),
         )}
         {ssh && (
-          <div className="field">
-            <label htmlFor="node-jump">Jump hosts</label>
-            <input
-              id="node-jump"
-              className="input mono"
-              value={draft.proxyJump}
-              placeholder="bastion, or user@jump1,jump2:2222"
-              spellCheck={false}
-              onChange={(event) => update({ proxyJump: event.target.value })}
-            />
-          </div>
+          <>
+            {textField(
+              'host',
+              'Host',
+              {
+                value: draft.host,
+                placeholder: 'node-1',
+                mono: true,
+                help: 'A host name, an address, or an alias from ~/.ssh/config (its User, Port, IdentityFile and ProxyJump apply).',
+              },
+              (host) => update({ host }),
+            )}
+            {textField(
+              'user',
+              'User',
+              { value: draft.user, placeholder: 'from ~/.ssh/config' },
+              (user) => update({ user }),
+            )}
+            {textField(
+              'port',
+              'Port',
+              { value: draft.port, placeholder: '22', inputMode: 'numeric' },
+              (port) => update({ port }),
+            )}
+            {textField(
+              'identity',
+              'Identity file',
+              {
+                value: draft.identityFile,
+                placeholder: "~/.ssh/id_ed25519 (or the agent's keys)",
+                mono: true,
+                help: "Tried before the config's keys. An encrypted key asks for its passphrase.",
+              },
+              (identityFile) => update({ identityFile }),
+            )}
+            {textField(
+              'jump',
+              'Jump hosts',
+              {
+                value: draft.proxyJump,
+                placeholder: 'bastion, or user@jump1,jump2:2222',
+                mono: true,
+              },
+              (proxyJump) => update({ proxyJump }),
+            )}
+          </>
         )}
-        {field(
+        {textField(
           'endpoint',
           ssh ? 'Runtime socket on the node' : 'Runtime endpoint',
-          <input
-            {...inputProps('endpoint')}
-            className="input mono"
-            value={draft.endpoint}
-            placeholder={
-              ssh ? 'found by probing the usual sockets' : 'unix:///run/containerd/containerd.sock'
-            }
-            spellCheck={false}
-            onChange={(event) => update({ endpoint: event.target.value })}
-          />,
-          ssh
-            ? 'Leave blank to probe containerd, CRI-O, cri-dockerd, k3s… sockets on the node.'
-            : 'The CRI socket, as crictl --runtime-endpoint takes it. A bare path works too.',
+          {
+            value: draft.endpoint,
+            placeholder: ssh
+              ? 'found by probing the usual sockets'
+              : 'unix:///run/containerd/containerd.sock',
+            mono: true,
+            help: ssh
+              ? 'Leave blank to probe containerd, CRI-O, cri-dockerd, k3s… sockets on the node.'
+              : 'The CRI socket, as crictl --runtime-endpoint takes it. A bare path works too.',
+          },
+          (endpoint) => update({ endpoint }),
         )}
-        {field(
+        {textField(
           'timeoutSeconds',
           'Call timeout (seconds)',
-          <input
-            {...inputProps('timeoutSeconds')}
-            inputMode="decimal"
-            value={draft.timeoutSeconds}
-            placeholder="default"
-            onChange={(event) => update({ timeoutSeconds: event.target.value })}
-          />,
-          `How long one CRI call may take before Porthole gives up (1–${maxTimeoutSeconds}).`,
+          {
+            value: draft.timeoutSeconds,
+            placeholder: 'default',
+            inputMode: 'decimal',
+            help: `How long one CRI call may take before Porthole gives up (1–${maxTimeoutSeconds}).`,
+          },
+          (timeoutSeconds) => update({ timeoutSeconds }),
         )}
         <label className="checkbox">
           <input

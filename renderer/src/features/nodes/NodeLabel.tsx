@@ -1,6 +1,8 @@
 import { memo } from 'react';
 import { useNodes } from '../../app/context';
+import type { NodeStatus } from '../../../../shared/model';
 import { nodeLabels } from './node-labels';
+import { nodeOptionLabel } from './nodes-store';
 
 /**
  * A node in a table cell: its short label (what sets it apart from the other nodes), the
@@ -23,3 +25,12 @@ export const NodeLabel = memo(function NodeLabel({
     </span>
   );
 });
+
+/** Nodes as the options of a node picker: one each, named as the pickers name them. */
+export function NodeOptions({ nodes }: { nodes: readonly NodeStatus[] }) {
+  return nodes.map((node) => (
+    <option key={node.nodeId} value={node.nodeId}>
+      {nodeOptionLabel(node)}
+    </option>
+  ));
+}

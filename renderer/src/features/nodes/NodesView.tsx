@@ -7,6 +7,7 @@ import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { plural } from '../../ui/format';
+import { Button } from '../../ui/Button';
 import { Icon } from '../../ui/icons';
 import { openNodeForm } from './actions';
 import { labUpCommand, summarizeDiscovery } from './discovery-summary';
@@ -94,7 +95,7 @@ function DiscoveryOutcome({
           </>
         )}
         {count === 0 && (
-          <ul className="discovery-places list-plain">
+          <ul className="discovery-places">
             {summary.lookedAt.map((place) => (
               <li key={place.where}>
                 <code>{place.where}</code> <span className="muted">— {place.outcome}</span>
@@ -164,10 +165,9 @@ export function NodesView() {
   return (
     <div className="view">
       <div className="toolbar">
-        <button type="button" className="btn btn-primary" onClick={() => openNodeForm(model)}>
-          <Icon name="plus" size={14} />
+        <Button variant="primary" icon="plus" onClick={() => openNodeForm(model)}>
           Add node
-        </button>
+        </Button>
         {discoverButton(false)}
         <span className="toolbar-spacer" />
         <span className="toolbar-status">
@@ -201,10 +201,9 @@ export function NodesView() {
             actions={
               <>
                 {discoverButton(true)}
-                <button type="button" className="btn" onClick={() => openNodeForm(model)}>
-                  <Icon name="plus" size={14} />
+                <Button icon="plus" onClick={() => openNodeForm(model)}>
                   Add node
-                </button>
+                </Button>
               </>
             }
           >

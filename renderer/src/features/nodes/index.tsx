@@ -2,6 +2,7 @@ import type { Command, CommandProvider, ViewDefinition } from '../../app/registr
 import { useNodes } from '../../app/context';
 import { connectNode, disconnectNode, openNodeForm } from './actions';
 import { NodesView } from './NodesView';
+import './nodes.css';
 
 export const nodesView: ViewDefinition = {
   id: 'nodes',

@@ -9,8 +9,9 @@ import { useModel, useNodes } from '../../app/context';
 import { useNow } from '../../ui/clock';
 import { InfoBanner } from '../../ui/ErrorBanner';
 import { formatAge, formatClock, formatCount } from '../../ui/format';
-import { Icon } from '../../ui/icons';
+import { Button } from '../../ui/Button';
 import { connectNode } from './actions';
+import { downNodesInScope } from './nodes-store';
 
 /**
  * "lab-2 is down since 18:14:05 and Porthole is reconnecting". Over SSH the outage may
@@ -47,15 +48,14 @@ export function RetryNowButton({ node }: { node: NodeStatus }) {
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   return (
-    <button
-      type="button"
-      className="btn btn-small"
+    <Button
+      small
+      icon="refresh"
       disabled={pending !== undefined}
       onClick={() => void connectNode(model, node)}
     >
-      <Icon name="refresh" size={14} />
       {pending === 'connecting' ? 'Retrying…' : 'Retry now'}
-    </button>
+    </Button>
   );
 }
 
@@ -94,4 +94,30 @@ export function hiddenText(hidden: number, nouns: readonly [string, string]): st
   if (hidden === 0) return `Its ${plural} show again once it is back.`;
   if (hidden === 1) return `Its ${singular} is hidden until it is back.`;
   return `Its ${formatCount(hidden)} ${plural} are hidden until it is back.`;
+}
+
+/**
+ * A NodeDownBanner for each node in scope that is down, with how many of a view's rows
+ * each holds back (`hidden`, by node id).
+ */
+export function DownNodeBanners({
+  hidden,
+  nouns,
+}: {
+  hidden: ReadonlyMap<string, number>;
+  nouns: readonly [singular: string, plural: string];
+}) {
+  const nodes = useNodes((state) => state.nodes);
+  const scope = useNodes((state) => state.scope);
+  return (
+    <>
+      {downNodesInScope(nodes, scope).map((node) => (
+        <NodeDownBanner
+          key={node.nodeId}
+          node={node}
+          rows={{ hidden: hidden.get(node.nodeId) ?? 0, nouns }}
+        />
+      ))}
+    </>
+  );
 }

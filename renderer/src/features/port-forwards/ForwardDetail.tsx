@@ -3,12 +3,17 @@ import type { ConnectionMetrics } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { useStore } from 'zustand';
 import { Badge } from '../../ui/Badge';
+import { Button } from '../../ui/Button';
 import { ErrorBanner } from '../../ui/ErrorBanner';
+import { Field } from '../../ui/Field';
 import { formatBytes, formatCount } from '../../ui/format';
-import { Icon } from '../../ui/icons';
+import { StaticTable, type StaticColumn } from '../../ui/table/StaticTable';
+import { DetailColumn, DetailColumns, Prop, Props } from '../../ui/view/detail-parts';
+import { DetailPane } from '../../ui/view/DetailPane';
 import { Age } from '../resources/cells';
 import { openMoveDialog, updateForward } from './actions';
-import { describeTarget, stateTones, type ForwardRow } from './entries';
+import { ForwardStateBadge } from './columns';
+import { describeTarget, type ForwardRow } from './entries';
 import { ForwardLink } from './ForwardLinks';
 import { forwardsOf } from './store';
 
@@ -20,50 +25,55 @@ const connectionTones = {
   failed: 'danger',
 } as const;
 
+const connectionColumns: readonly StaticColumn<ConnectionMetrics>[] = [
+  { header: '#', render: (connection) => connection.id },
+  { header: 'Client', mono: true, render: (connection) => connection.client },
+  {
+    header: 'Ports',
+    mono: true,
+    render: (connection) => (
+      <>
+        {connection.localPort} → {connection.remotePort}
+      </>
+    ),
+  },
+  {
+    header: 'State',
+    render: (connection) => (
+      <Badge tone={connectionTones[connection.state]} busy={connection.state === 'connecting'}>
+        {connection.state}
+      </Badge>
+    ),
+  },
+  {
+    header: 'Opened',
+    render: (connection) => (
+      <>
+        <Age since={connection.openedAt} /> ago
+      </>
+    ),
+  },
+  { header: 'In', align: 'end', render: (connection) => formatBytes(connection.bytesIn) },
+  { header: 'Out', align: 'end', render: (connection) => formatBytes(connection.bytesOut) },
+  {
+    header: 'Error',
+    render: (connection) => connection.error?.message ?? '',
+    title: (connection) => connection.error?.detail,
+  },
+];
+
 function ConnectionsTable({ connections }: { connections: readonly ConnectionMetrics[] }) {
   if (connections.length === 0) {
     return <p className="faint">No connections yet.</p>;
   }
   return (
-    <table className="forward-connections" aria-label="Connections">
-      <thead>
-        <tr>
-          <th>#</th>
-          <th>Client</th>
-          <th>Ports</th>
-          <th>State</th>
-          <th>Opened</th>
-          <th className="end">In</th>
-          <th className="end">Out</th>
-          <th>Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {connections.map((connection) => (
-          <tr key={connection.id}>
-            <td>{connection.id}</td>
-            <td className="mono">{connection.client}</td>
-            <td className="mono">
-              {connection.localPort} → {connection.remotePort}
-            </td>
-            <td>
-              <Badge
-                tone={connectionTones[connection.state]}
-                busy={connection.state === 'connecting'}
-              >
-                {connection.state}
-              </Badge>
-            </td>
-            <td>
-              <Age since={connection.openedAt} /> ago
-            </td>
-            <td className="end">{formatBytes(connection.bytesIn)}</td>
-            <td className="end">{formatBytes(connection.bytesOut)}</td>
-            <td title={connection.error?.detail}>{connection.error?.message ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <StaticTable
+      label="Connections"
+      className="detail-table forward-connections"
+      columns={connectionColumns}
+      rows={connections}
+      rowKey={(connection) => connection.id}
+    />
   );
 }
 
@@ -81,8 +91,7 @@ function Options({ row }: { row: ForwardRow }) {
   };
   return (
     <div className="forward-options">
-      <div className="field">
-        <label htmlFor="forward-detail-name">Name</label>
+      <Field id="forward-detail-name" label="Name">
         <input
           id="forward-detail-name"
           className="input"
@@ -93,7 +102,7 @@ function Options({ row }: { row: ForwardRow }) {
             if (event.key === 'Enter') rename();
           }}
         />
-      </div>
+      </Field>
       <label className="checkbox">
         <input
           type="checkbox"
@@ -125,72 +134,55 @@ export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () =
   const live = entry.live;
   const spec = entry.spec;
   return (
-    <section className="bottom-detail forward-detail" aria-label={`Forward ${entry.name}`}>
-      <header className="bottom-detail-header">
-        <h2>{entry.name}</h2>
-        <Badge
-          tone={stateTones[row.state]}
-          busy={row.state === 'starting' || row.state === 'reconnecting'}
-        >
-          {row.state}
-        </Badge>
-        <span className="muted forward-detail-reason">{row.reason}</span>
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          aria-label="Close the details"
-          onClick={onClose}
-        >
-          <Icon name="close" size={14} />
-        </button>
-      </header>
-      <div className="forward-detail-body">
-        <div className="forward-detail-column">
-          <dl className="props">
-            <dt>Node</dt>
-            <dd>
+    <DetailPane
+      placement="below"
+      className="forward-detail"
+      label={`Forward ${entry.name}`}
+      title={entry.name}
+      status={<ForwardStateBadge row={row} />}
+      reason={row.reason}
+      onClose={onClose}
+    >
+      <DetailColumns className="forward-detail-body">
+        <DetailColumn>
+          <Props>
+            <Prop label="Node">
               {row.nodeName}{' '}
-              <button
-                type="button"
-                className="btn btn-small btn-ghost"
+              <Button
+                small
+                variant="ghost"
                 onClick={() => openMoveDialog(model, entry, row.nodeName)}
               >
                 {entry.orphaned === true ? 'Move to another node…' : 'Move…'}
-              </button>
-            </dd>
-            <dt>Target</dt>
-            <dd className="mono">{describeTarget(spec.target)}</dd>
+              </Button>
+            </Prop>
+            <Prop label="Target" className="mono">
+              {describeTarget(spec.target)}
+            </Prop>
             {live?.pod !== undefined && (
-              <>
-                <dt>Pod sandbox</dt>
-                <dd className="mono" title={live.pod.podSandboxId}>
-                  {live.pod.namespace}/{live.pod.name} · {live.pod.podSandboxId.slice(0, 13)}
-                </dd>
-              </>
+              <Prop label="Pod sandbox" className="mono" title={live.pod.podSandboxId}>
+                {live.pod.namespace}/{live.pod.name} · {live.pod.podSandboxId.slice(0, 13)}
+              </Prop>
             )}
-            <dt>Ports</dt>
-            <dd className="mono">
+            <Prop label="Ports" className="mono">
               {spec.ports
                 .map(
                   (port) =>
                     `${port.localPort === 0 ? 'auto' : port.localPort} → ${port.remotePort}`,
                 )
                 .join(', ')}
-            </dd>
-            <dt>Listen on</dt>
-            <dd className="mono">{spec.addresses?.join(', ') ?? 'loopback (127.0.0.1, ::1)'}</dd>
+            </Prop>
+            <Prop label="Listen on" className="mono">
+              {spec.addresses?.join(', ') ?? 'loopback (127.0.0.1, ::1)'}
+            </Prop>
             {row.urls.length > 0 && (
-              <>
-                <dt>Local URLs</dt>
-                <dd className="forward-links">
-                  {row.urls.map((url) => (
-                    <ForwardLink key={url.href} url={url} compact={false} />
-                  ))}
-                </dd>
-              </>
+              <Prop label="Local URLs" className="forward-links">
+                {row.urls.map((url) => (
+                  <ForwardLink key={url.href} url={url} compact={false} />
+                ))}
+              </Prop>
             )}
-            <dt>Transport</dt>
-            <dd>
+            <Prop label="Transport">
               {live?.transport === undefined ? (
                 <span className="faint">{spec.transport ?? 'auto'}</span>
               ) : (
@@ -204,29 +196,26 @@ export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () =
                   )}
                 </>
               )}
-            </dd>
+            </Prop>
             {live !== undefined && (
               <>
-                <dt>In this state</dt>
-                <dd>
+                <Prop label="In this state">
                   <Age since={live.state.since} />
-                </dd>
-                <dt>Connections</dt>
-                <dd>
+                </Prop>
+                <Prop label="Connections">
                   {formatCount(live.metrics.openConnections)} open,{' '}
                   {formatCount(live.metrics.totalConnections)} in all,{' '}
                   {formatCount(live.metrics.failedConnections)} failed
-                </dd>
-                <dt>Traffic</dt>
-                <dd>
+                </Prop>
+                <Prop label="Traffic">
                   {formatBytes(live.metrics.bytesIn)} in · {formatBytes(live.metrics.bytesOut)} out
-                </dd>
+                </Prop>
               </>
             )}
-          </dl>
+          </Props>
           <Options row={row} />
-        </div>
-        <div className="forward-detail-column">
+        </DetailColumn>
+        <DetailColumn>
           {row.error !== undefined && (
             <ErrorBanner
               error={row.error}
@@ -236,8 +225,8 @@ export function ForwardDetail({ row, onClose }: { row: ForwardRow; onClose: () =
           )}
           <h3 className="section-title">Connections</h3>
           <ConnectionsTable connections={live?.connections ?? []} />
-        </div>
-      </div>
-    </section>
+        </DetailColumn>
+      </DetailColumns>
+    </DetailPane>
   );
 }

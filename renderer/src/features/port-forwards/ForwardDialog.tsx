@@ -2,8 +2,10 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes, useResources } from '../../app/context';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
+import { Button } from '../../ui/Button';
 import { Icon } from '../../ui/icons';
 import {
   emptyForm,
@@ -179,8 +181,7 @@ function PortRows({
         const error = touched ? errors[index] : undefined;
         return (
           <div key={index} className="forward-port-row">
-            <div className="field">
-              <label htmlFor={`${listId}-remote-${index}`}>Pod port</label>
+            <Field id={`${listId}-remote-${index}`} label="Pod port">
               <input
                 id={`${listId}-remote-${index}`}
                 className="input mono"
@@ -192,12 +193,11 @@ function PortRows({
                 data-autofocus={index === 0 ? true : undefined}
                 onChange={(event) => set(index, { remote: event.target.value })}
               />
-            </div>
+            </Field>
             <span className="forward-arrow" aria-hidden>
               ←
             </span>
-            <div className="field">
-              <label htmlFor={`${listId}-local-${index}`}>Local port</label>
+            <Field id={`${listId}-local-${index}`} label="Local port">
               <input
                 id={`${listId}-local-${index}`}
                 className="input mono"
@@ -207,7 +207,7 @@ function PortRows({
                 aria-invalid={error?.field === 'local'}
                 onChange={(event) => set(index, { local: event.target.value })}
               />
-            </div>
+            </Field>
             <button
               type="button"
               className="btn btn-small btn-ghost btn-icon"
@@ -226,14 +226,14 @@ function PortRows({
           </div>
         );
       })}
-      <button
-        type="button"
-        className="btn btn-small btn-ghost"
+      <Button
+        small
+        variant="ghost"
+        icon="plus"
         onClick={() => onChange([...rows, { remote: '', local: '' }])}
       >
-        <Icon name="plus" size={14} />
         Add a port
-      </button>
+      </Button>
     </div>
   );
 }
@@ -376,40 +376,33 @@ export function ForwardDialog({
       onClose={onClose}
       onSubmit={() => void create()}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="submit"
-            className="btn btn-primary"
-            disabled={creating || pod === undefined}
-          >
-            {creating && <span className="spinner" />}
-            {creating ? 'Starting…' : 'Start forward'}
-          </button>
-        </>
+        <FormActions
+          submitLabel={creating ? 'Starting…' : 'Start forward'}
+          onCancel={onClose}
+          disabled={creating || pod === undefined}
+          working={creating}
+        />
       }
     >
       <div className="form-grid forward-form">
         {givenPod !== undefined ? (
-          <div className="field">
-            <span className="field-label">Pod</span>
+          <Field label="Pod">
             <div>
               <span className="mono">
                 {givenPod.namespace}/{givenPod.name}
               </span>{' '}
               <span className="faint">on {nodeName(givenPod.nodeId)}</span>
             </div>
-          </div>
+          </Field>
         ) : (
-          <div className="field">
-            <label htmlFor="forward-pod">Pod</label>
-            {readyPods.length === 0 ? (
-              <div className="field-error">
-                No ready pod on the connected nodes. Connect a node, or run a pod first.
-              </div>
-            ) : (
+          <Field
+            id="forward-pod"
+            label="Pod"
+            {...(readyPods.length === 0 && {
+              error: 'No ready pod on the connected nodes. Connect a node, or run a pod first.',
+            })}
+          >
+            {readyPods.length > 0 && (
               <select
                 id="forward-pod"
                 className="select"
@@ -423,7 +416,7 @@ export function ForwardDialog({
                 ))}
               </select>
             )}
-          </div>
+          </Field>
         )}
         <DeclaredPorts declared={declared} onPick={pick} />
         <PortRows
@@ -435,8 +428,7 @@ export function ForwardDialog({
         />
         <ListenOn form={form} error={touched ? errors.address : undefined} onChange={change} />
         <div className="field-row">
-          <div className="field">
-            <label htmlFor="forward-transport">Transport</label>
+          <Field id="forward-transport" label="Transport">
             <select
               id="forward-transport"
               className="select"
@@ -449,9 +441,8 @@ export function ForwardDialog({
               <option value="spdy">SPDY only</option>
               <option value="websocket">WebSocket only</option>
             </select>
-          </div>
-          <div className="field">
-            <label htmlFor="forward-name">Name (optional)</label>
+          </Field>
+          <Field id="forward-name" label="Name (optional)">
             <input
               id="forward-name"
               className="input"
@@ -459,7 +450,7 @@ export function ForwardDialog({
               value={form.name}
               onChange={(event) => change({ name: event.target.value })}
             />
-          </div>
+          </Field>
         </div>
         <label className="checkbox">
           <input

@@ -2,8 +2,9 @@ import { useId, useState } from 'react';
 import { toAppErrorData } from '../../../../shared/errors';
 import type { ForwardEntry } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
-import { Dialog } from '../../ui/Dialog';
-import { nodeOptionLabel } from '../nodes/nodes-store';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
+import { NodeOptions } from '../nodes/NodeLabel';
 import { forwardsOf, withPending } from './store';
 
 /**
@@ -50,16 +51,7 @@ export function MoveForwardDialog({
       title={`Move ${entry.name} to another node`}
       onClose={onClose}
       onSubmit={move}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={target === undefined}>
-            Move
-          </button>
-        </>
-      }
+      footer={<FormActions submitLabel="Move" onCancel={onClose} disabled={target === undefined} />}
     >
       <p>
         It is on <span className="resource-name">{nodeName}</span>. Its name, ports and saving stay
@@ -69,8 +61,7 @@ export function MoveForwardDialog({
       {nodes.length === 0 ? (
         <p className="muted">There is no other node. Add one on the Nodes page first.</p>
       ) : (
-        <div className="field">
-          <label htmlFor={`${id}-node`}>Node</label>
+        <Field id={`${id}-node`} label="Node">
           <select
             id={`${id}-node`}
             className="select"
@@ -78,13 +69,9 @@ export function MoveForwardDialog({
             value={nodeId}
             onChange={(event) => setNodeId(event.target.value)}
           >
-            {nodes.map((node) => (
-              <option key={node.nodeId} value={node.nodeId}>
-                {nodeOptionLabel(node)}
-              </option>
-            ))}
+            <NodeOptions nodes={nodes} />
           </select>
-        </div>
+        </Field>
       )}
     </Dialog>
   );

@@ -1,33 +1,19 @@
-import { memo, useCallback, useMemo, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { useMemo, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import { useModel, useNodes } from '../../app/context';
 import type { AppModel } from '../../app/model';
-import { Badge } from '../../ui/Badge';
-import { EmptyState } from '../../ui/EmptyState';
+import { Button } from '../../ui/Button';
+import { EmptyState, LoadingState, NoMatchesState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { formatBytes, formatCount } from '../../ui/format';
-import { Icon, type IconName } from '../../ui/icons';
-import { VirtualTable, type Column, type VirtualTableHandle } from '../../ui/VirtualTable';
-import {
-  confirmRemove,
-  openForwardDialog,
-  openMoveDialog,
-  runOnForwards,
-  type BulkOperation,
-} from './actions';
-import {
-  describeTarget,
-  filterRows,
-  forwardRow,
-  isRunning,
-  notListeningText,
-  stateSummary,
-  stateTones,
-  type ForwardRow,
-} from './entries';
+import { formatCount } from '../../ui/format';
+import { useStoredSelection } from '../../ui/view/selection';
+import { TableView } from '../../ui/view/TableView';
+import { FilterField, Toolbar, ToolbarStatus } from '../../ui/view/Toolbar';
+import { confirmRemove, openForwardDialog, runOnForwards, type BulkOperation } from './actions';
+import { forwardColumns } from './columns';
+import { filterRows, forwardRow, stateSummary, type ForwardRow } from './entries';
 import { ForwardDetail } from './ForwardDetail';
-import { ForwardLink } from './ForwardLinks';
-import { forwardsOf, type ForwardsFeature, type ForwardsState } from './store';
+import { forwardsOf, toggleChecked, type ForwardsState } from './store';
 
 function useForwards<T>(selector: (state: ForwardsState) => T): T {
   return useStore(forwardsOf(useModel()).store, selector);
@@ -46,254 +32,59 @@ function useRows(): { all: readonly ForwardRow[]; shown: readonly ForwardRow[] }
   return { all, shown };
 }
 
-const CheckCell = memo(function CheckCell({ row }: { row: ForwardRow }) {
-  const feature = forwardsOf(useModel());
-  const checked = useStore(feature.store, (state) => state.checked.has(row.key));
-  return (
-    <input
-      type="checkbox"
-      aria-label={`Select ${row.entry.name}`}
-      checked={checked}
-      onMouseDown={(event) => event.stopPropagation()}
-      onChange={() => toggleChecked(feature, row.key)}
-    />
-  );
-});
-
-function toggleChecked(feature: ForwardsFeature, key: string): void {
-  feature.store.setState((state) => {
-    const checked = new Set(state.checked);
-    if (!checked.delete(key)) checked.add(key);
-    return { checked };
-  });
-}
-
-export const ForwardStateBadge = memo(function ForwardStateBadge({ row }: { row: ForwardRow }) {
-  const busy = row.state === 'starting' || row.state === 'reconnecting';
-  return (
-    <span className="forward-state" title={row.reason}>
-      <Badge tone={stateTones[row.state]} busy={busy}>
-        {row.state}
-      </Badge>
-      <span className="cell-sub forward-reason">{row.reason}</span>
-    </span>
-  );
-});
-
-const RowActions = memo(function RowActions({ row }: { row: ForwardRow }) {
-  const model = useModel();
-  const pending = useForwards((state) => state.pending[row.key]);
-  const running = isRunning(row);
-  const stop = (event: MouseEvent): void => event.stopPropagation();
-  const icon = (label: string, name: IconName, run: () => void) => (
-    <button
-      type="button"
-      className="btn btn-small btn-ghost btn-icon"
-      title={`${label} ${row.entry.name}`}
-      aria-label={`${label} ${row.entry.name}`}
-      disabled={pending !== undefined}
-      onClick={run}
-    >
-      <Icon name={name} size={14} />
-    </button>
-  );
-  return (
-    <span className="forward-actions" onMouseDown={stop}>
-      {row.entry.orphaned === true ? (
-        // Its node is gone: starting it can only fail; moving it is what helps.
-        <button
-          type="button"
-          className="btn btn-small"
-          title={`Move ${row.entry.name} to another node`}
-          disabled={pending !== undefined}
-          onClick={() => openMoveDialog(model, row.entry, row.nodeName)}
-        >
-          Move…
-        </button>
-      ) : (
-        <>
-          {running
-            ? icon('Stop', 'stop', () => void runOnForwards(model, [row.entry], 'stop'))
-            : icon('Start', 'play', () => void runOnForwards(model, [row.entry], 'start'))}
-          {icon('Restart', 'refresh', () => void runOnForwards(model, [row.entry], 'restart'))}
-        </>
-      )}
-      {icon('Remove', 'trash', () => confirmRemove(model, [row.entry]))}
-      {pending !== undefined && <span className="spinner" title={pending} />}
-    </span>
-  );
-});
-
-const columns: readonly Column<ForwardRow>[] = [
-  { id: 'check', header: '', width: 36, render: (row) => <CheckCell row={row} /> },
-  {
-    id: 'name',
-    header: 'Name',
-    width: 170,
-    grow: 1.2,
-    render: (row) => (
-      <span title={`${row.entry.name} on ${row.nodeName}`}>
-        <span className="cell-primary">{row.entry.name}</span>
-        {row.entry.saved && (
-          <span
-            className="forward-saved"
-            title={row.entry.autoStart ? 'Saved, starts with its node' : 'Saved'}
-          >
-            {row.entry.autoStart ? ' ★ auto' : ' ★'}
-          </span>
-        )}
-      </span>
-    ),
-  },
-  {
-    id: 'pod',
-    header: 'Pod',
-    width: 150,
-    grow: 1,
-    priority: 3,
-    render: (row) => (
-      <span title={`${describeTarget(row.entry.spec.target)} on ${row.nodeName}`}>
-        {describeTarget(row.entry.spec.target)}
-        <span className="cell-sub"> · {row.nodeName}</span>
-      </span>
-    ),
-  },
-  {
-    id: 'state',
-    header: 'State',
-    width: 190,
-    grow: 1.2,
-    render: (row) => <ForwardStateBadge row={row} />,
-  },
-  {
-    id: 'url',
-    header: 'Local URL',
-    width: 230,
-    render: (row) =>
-      row.urls.length === 0 ? (
-        <span
-          className="muted"
-          title={row.entry.spec.ports
-            .map(
-              (port) =>
-                `Pod port ${port.remotePort} → ${port.localPort === 0 ? 'a free local port' : `local port ${port.localPort}`}`,
-            )
-            .join('\n')}
-        >
-          {notListeningText(row.entry)}
-        </span>
-      ) : (
-        <span className="forward-links">
-          {row.urls.map((url) => (
-            <ForwardLink key={url.href} url={url} />
-          ))}
-        </span>
-      ),
-  },
-  {
-    id: 'connections',
-    header: 'Conns',
-    width: 64,
-    align: 'end',
-    priority: 2,
-    render: (row) => formatCount(row.entry.live?.metrics.openConnections ?? 0),
-  },
-  {
-    id: 'in',
-    header: 'In',
-    width: 84,
-    align: 'end',
-    priority: 4,
-    render: (row) => formatBytes(row.entry.live?.metrics.bytesIn ?? 0),
-  },
-  {
-    id: 'out',
-    header: 'Out',
-    width: 84,
-    align: 'end',
-    priority: 4,
-    render: (row) => formatBytes(row.entry.live?.metrics.bytesOut ?? 0),
-  },
-  {
-    id: 'error',
-    header: 'Last error',
-    width: 150,
-    grow: 1,
-    priority: 1,
-    render: (row) =>
-      row.error === undefined ? (
-        <span className="faint">—</span>
-      ) : (
-        <span
-          className="forward-error"
-          title={[row.error.message, row.error.hint, row.error.detail].filter(Boolean).join('\n')}
-        >
-          {row.error.message}
-        </span>
-      ),
-  },
-  { id: 'actions', header: '', width: 128, render: (row) => <RowActions row={row} /> },
+const bulkOperations: readonly {
+  operation: BulkOperation;
+  label: string;
+  icon: 'play' | 'stop' | 'refresh';
+}[] = [
+  { operation: 'start', label: 'Start', icon: 'play' },
+  { operation: 'stop', label: 'Stop', icon: 'stop' },
+  { operation: 'restart', label: 'Restart', icon: 'refresh' },
 ];
 
 function BulkBar({ rows }: { rows: readonly ForwardRow[] }) {
   const model = useModel();
   const feature = forwardsOf(model);
   const checked = useForwards((state) => state.checked);
-  const chosen = rows.filter((row) => checked.has(row.key));
+  const chosen = rows.filter((row) => checked.has(row.key)).map((row) => row.entry);
   if (chosen.length === 0) return null;
-  const run = (operation: BulkOperation): void =>
-    void runOnForwards(
-      model,
-      chosen.map((row) => row.entry),
-      operation,
-    );
   return (
     <div className="forward-bulk" role="group" aria-label="Selected forwards">
       <span>{chosen.length} selected</span>
-      <button type="button" className="btn btn-small" onClick={() => run('start')}>
-        <Icon name="play" size={14} />
-        Start
-      </button>
-      <button type="button" className="btn btn-small" onClick={() => run('stop')}>
-        <Icon name="stop" size={14} />
-        Stop
-      </button>
-      <button type="button" className="btn btn-small" onClick={() => run('restart')}>
-        <Icon name="refresh" size={14} />
-        Restart
-      </button>
-      <button
-        type="button"
-        className="btn btn-small"
-        onClick={() =>
-          confirmRemove(
-            model,
-            chosen.map((row) => row.entry),
-          )
-        }
-      >
-        <Icon name="trash" size={14} />
+      {bulkOperations.map(({ operation, label, icon }) => (
+        <Button
+          key={operation}
+          small
+          icon={icon}
+          onClick={() => void runOnForwards(model, chosen, operation)}
+        >
+          {label}
+        </Button>
+      ))}
+      <Button small icon="trash" onClick={() => confirmRemove(model, chosen)}>
         Remove
-      </button>
-      <button
-        type="button"
-        className="btn btn-small btn-ghost"
-        onClick={() => feature.store.setState({ checked: new Set() })}
-      >
+      </Button>
+      <Button small variant="ghost" onClick={() => feature.store.setState({ checked: new Set() })}>
         Clear selection
-      </button>
+      </Button>
     </div>
   );
 }
 
-function Toolbar({ all, shown }: { all: readonly ForwardRow[]; shown: readonly ForwardRow[] }) {
+function ForwardsToolbar({
+  all,
+  shown,
+}: {
+  all: readonly ForwardRow[];
+  shown: readonly ForwardRow[];
+}) {
   const model = useModel();
   const feature = forwardsOf(model);
   const filter = useForwards((state) => state.filter);
   const checked = useForwards((state) => state.checked);
   const allChecked = shown.length > 0 && shown.every((row) => checked.has(row.key));
   return (
-    <div className="toolbar" role="search" aria-label="Filter forwards">
+    <Toolbar label="Filter forwards">
       <label className="checkbox forward-check-all" title="Select every forward shown">
         <input
           type="checkbox"
@@ -307,71 +98,40 @@ function Toolbar({ all, shown }: { all: readonly ForwardRow[]; shown: readonly F
           }
         />
       </label>
-      <div className="search-field">
-        <Icon name="search" size={14} />
-        <input
-          className="input"
-          type="search"
-          placeholder="Filter forwards…"
-          aria-label="Filter forwards by text"
-          spellCheck={false}
-          value={filter}
-          onChange={(event) => feature.store.setState({ filter: event.target.value })}
-        />
-      </div>
+      <FilterField
+        label="Filter forwards by text"
+        placeholder="Filter forwards…"
+        value={filter}
+        onChange={(text) => feature.store.setState({ filter: text })}
+      />
       <BulkBar rows={shown} />
-      <span className="toolbar-spacer" />
-      <span className="toolbar-status" aria-live="polite">
+      <ToolbarStatus>
         {shown.length === all.length
           ? stateSummary(all)
           : `${formatCount(shown.length)} of ${formatCount(all.length)} forwards`}
-      </span>
-      <button type="button" className="btn btn-primary" onClick={() => openForwardDialog(model)}>
-        <Icon name="plus" size={14} />
+      </ToolbarStatus>
+      <Button variant="primary" icon="plus" onClick={() => openForwardDialog(model)}>
         New forward…
-      </button>
-    </div>
+      </Button>
+    </Toolbar>
   );
 }
 
 function emptyState(model: AppModel, loaded: boolean, total: number) {
-  if (!loaded) {
-    return (
-      <div className="empty-state" role="status">
-        <span className="spinner" />
-        Reading the forwards…
-      </div>
-    );
-  }
-  if (total > 0) {
-    return (
-      <EmptyState icon="search" title="No forwards match the filter">
-        {formatCount(total)} hidden by the filter.
-      </EmptyState>
-    );
-  }
+  if (!loaded) return <LoadingState>Reading the forwards…</LoadingState>;
+  if (total > 0) return <NoMatchesState plural="forwards" hidden={formatCount(total)} />;
   return (
     <EmptyState
       icon="forward"
       title="No port forwards yet"
       actions={
         <>
-          <button
-            type="button"
-            className="btn btn-primary"
-            onClick={() => openForwardDialog(model)}
-          >
-            <Icon name="plus" size={14} />
+          <Button variant="primary" icon="plus" onClick={() => openForwardDialog(model)}>
             New forward…
-          </button>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => model.ui.getState().navigate('pods')}
-          >
-            <Icon name="pods" size={14} />
+          </Button>
+          <Button icon="pods" onClick={() => model.ui.getState().navigate('pods')}>
             Go to Pods
-          </button>
+          </Button>
         </>
       }
     >
@@ -388,56 +148,38 @@ export function PortForwardsView() {
   const { all, shown } = useRows();
   const loaded = useForwards((state) => state.loaded);
   const error = useForwards((state) => state.error);
-  const selectedKey = useForwards((state) => state.selectedKey);
-  const table = useRef<VirtualTableHandle>(null);
-  const selected = all.find((row) => row.key === selectedKey);
-
-  const select = useCallback(
-    (key: string) => feature.store.setState({ selectedKey: key }),
-    [feature],
-  );
+  const selection = useStoredSelection(feature.store);
+  const selected = all.find((row) => row.key === selection.key);
   const onKeyDown = (event: KeyboardEvent): void => {
-    if (selectedKey === undefined) return;
-    const row = all.find((candidate) => candidate.key === selectedKey);
-    if (row === undefined) return;
+    if (selected === undefined) return;
     if (event.key === ' ') {
       event.preventDefault();
-      toggleChecked(feature, row.key);
+      toggleChecked(feature, selected.key);
     } else if (event.key === 'Delete') {
       event.preventDefault();
-      confirmRemove(model, [row.entry]);
+      confirmRemove(model, [selected.entry]);
     } else if (event.key === 'Escape') {
-      feature.store.setState({ selectedKey: undefined });
+      selection.close();
     }
   };
 
   return (
-    <div className="view forwards-view">
-      <Toolbar all={all} shown={shown} />
-      {error !== undefined && (
-        <ErrorBanner error={error} title="The forward list stopped updating" />
-      )}
-      <div className="forwards-body">
-        <div className="forwards-table">
-          <VirtualTable<ForwardRow>
-            label="Port forwards"
-            rows={shown}
-            columns={columns}
-            selectedKey={selectedKey}
-            onSelect={select}
-            onActivate={select}
-            onKeyDown={onKeyDown}
-            handle={table}
-            empty={emptyState(model, loaded, all.length)}
-          />
-        </div>
-        {selected !== undefined && (
-          <ForwardDetail
-            row={selected}
-            onClose={() => feature.store.setState({ selectedKey: undefined })}
-          />
-        )}
-      </div>
-    </div>
+    <TableView<ForwardRow>
+      className="forwards-view"
+      toolbar={<ForwardsToolbar all={all} shown={shown} />}
+      banners={
+        error !== undefined && (
+          <ErrorBanner error={error} title="The forward list stopped updating" />
+        )
+      }
+      label="Port forwards"
+      rows={shown}
+      columns={forwardColumns}
+      selection={selection}
+      onKeyDown={onKeyDown}
+      empty={emptyState(model, loaded, all.length)}
+      detail={selected !== undefined && <ForwardDetail row={selected} onClose={selection.close} />}
+      detailPlacement="below"
+    />
   );
 }

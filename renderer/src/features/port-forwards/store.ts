@@ -7,6 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type { ForwardEntry } from '../../../../shared/model';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 
 export const portForwardsViewId = 'port-forwards';
@@ -63,8 +64,19 @@ function createForwardsFeature(model: AppModel): ForwardsFeature {
   return { store, dispose: () => subscription.dispose() };
 }
 
+const forwardsState = new FeatureState('port-forwards', createForwardsFeature);
+
 export function forwardsOf(model: AppModel): ForwardsFeature {
-  return model.featureState('port-forwards', createForwardsFeature);
+  return model.featureState(forwardsState);
+}
+
+/** Ticks or unticks one forward for an action on many. */
+export function toggleChecked(feature: ForwardsFeature, key: string): void {
+  feature.store.setState((state) => {
+    const checked = new Set(state.checked);
+    if (!checked.delete(key)) checked.add(key);
+    return { checked };
+  });
 }
 
 /** Runs an operation on one forward with its pending flag set, whatever the outcome. */

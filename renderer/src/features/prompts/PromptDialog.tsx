@@ -6,7 +6,8 @@ import type {
 } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { isAppError, type PortholeClient } from '../../platform';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import { usePendingPrompts } from './use-pending-prompts';
 
 /** Sends an answer; resolves to what went wrong, if anything worth showing did. */
@@ -177,12 +178,12 @@ function PassphraseQuestion({
       footer={
         <>
           <Waiting count={waiting} />
-          <button type="button" className="btn" disabled={busy} onClick={cancel}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy || passphrase === ''}>
-            Unlock
-          </button>
+          <FormActions
+            submitLabel="Unlock"
+            onCancel={cancel}
+            disabled={busy || passphrase === ''}
+            cancelDisabled={busy}
+          />
         </>
       }
     >
@@ -195,8 +196,11 @@ function PassphraseQuestion({
           That passphrase did not unlock the key. Try again.
         </p>
       )}
-      <div className="field">
-        <label htmlFor={inputId}>Passphrase</label>
+      <Field
+        id={inputId}
+        label="Passphrase"
+        help="Used for this connection only; Porthole stores none."
+      >
         <input
           id={inputId}
           className="input"
@@ -212,8 +216,7 @@ function PassphraseQuestion({
           disabled={busy}
           onChange={(event) => setPassphrase(event.target.value)}
         />
-        <div className="field-help">Used for this connection only; Porthole stores none.</div>
-      </div>
+      </Field>
       {problem !== undefined && (
         <p className="field-error" role="alert">
           {problem}

@@ -1,5 +1,6 @@
 import { useNodes } from '../../app/context';
-import { isFollowed, nodeOptionLabel } from '../nodes/nodes-store';
+import { NodeOptions } from '../nodes/NodeLabel';
+import { isFollowed } from '../nodes/nodes-store';
 
 /**
  * Which connected node an action goes to; defaults to the scoped node. With `withDown`
@@ -28,11 +29,7 @@ export function NodePicker({
       onChange={(event) => onChange(event.target.value)}
     >
       {connected.length === 0 && <option value="">No node connected</option>}
-      {connected.map((node) => (
-        <option key={node.nodeId} value={node.nodeId}>
-          {nodeOptionLabel(node)}
-        </option>
-      ))}
+      <NodeOptions nodes={connected} />
     </select>
   );
 }

@@ -2,7 +2,8 @@ import { useRef, useState } from 'react';
 import { useModel, useNodes } from '../../app/context';
 import { CopyButton } from '../../app/CopyButton';
 import { runAction } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import { crictlFor } from './actions';
 import { defaultNodeId, NodePicker } from './NodePicker';
 
@@ -69,25 +70,19 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
       onClose={cancel}
       onSubmit={() => void pull()}
       footer={
-        <>
-          <button type="button" className="btn" onClick={cancel}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={pulling}>
-            {pulling && <span className="spinner" />}
-            {pulling ? 'Pulling…' : 'Pull'}
-          </button>
-        </>
+        <FormActions
+          submitLabel={pulling ? 'Pulling…' : 'Pull'}
+          onCancel={cancel}
+          disabled={pulling}
+          working={pulling}
+        />
       }
     >
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor="pull-node">Node</label>
+        <Field id="pull-node" label="Node" error={nodeError}>
           <NodePicker id="pull-node" value={nodeId} onChange={setNodeId} />
-          {nodeError !== undefined && <div className="field-error">{nodeError}</div>}
-        </div>
-        <div className="field">
-          <label htmlFor="pull-image">Image</label>
+        </Field>
+        <Field id="pull-image" label="Image" error={touched ? imageError : undefined}>
           <input
             id="pull-image"
             className="input mono"
@@ -99,13 +94,11 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
             onChange={(event) => setImage(event.target.value)}
             onBlur={() => setTouched(true)}
           />
-          {touched && imageError !== undefined && <div className="field-error">{imageError}</div>}
-        </div>
+        </Field>
         <details>
           <summary>Registry credentials (optional)</summary>
           <div className="field-row" style={{ marginTop: 8 }}>
-            <div className="field">
-              <label htmlFor="pull-user">User name</label>
+            <Field id="pull-user" label="User name">
               <input
                 id="pull-user"
                 className="input"
@@ -113,9 +106,8 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
                 value={username}
                 onChange={(event) => setUsername(event.target.value)}
               />
-            </div>
-            <div className="field">
-              <label htmlFor="pull-password">Password or token</label>
+            </Field>
+            <Field id="pull-password" label="Password or token">
               <input
                 id="pull-password"
                 className="input"
@@ -124,7 +116,7 @@ export function PullImageDialog({ onClose }: { onClose: () => void }) {
                 value={password}
                 onChange={(event) => setPassword(event.target.value)}
               />
-            </div>
+            </Field>
           </div>
           {credentialsError !== undefined && <div className="field-error">{credentialsError}</div>}
           <div className="field-help">

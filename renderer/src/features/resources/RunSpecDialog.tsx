@@ -16,6 +16,7 @@ import { copyWithToast } from '../../app/CopyButton';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorBanner, ErrorDetail } from '../../ui/ErrorBanner';
 import { plural } from '../../ui/format';
+import { Button } from '../../ui/Button';
 import { Icon } from '../../ui/icons';
 import { crictlRunScript } from './crictl';
 import { crictlTarget } from './actions';
@@ -260,10 +261,9 @@ export function RunSpecDialog({ onClose }: { onClose: () => void }) {
           <span className="footer-note">
             <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run · <kbd>Esc</kbd> close (your text is kept)
           </span>
-          <button type="button" className="btn" onClick={copyScript}>
-            <Icon name="copy" size={14} />
+          <Button icon="copy" onClick={copyScript}>
             Copy as crictl
-          </button>
+          </Button>
           <button
             type="button"
             className="btn"

@@ -1,12 +1,13 @@
 import type { ResourceDelta } from '../../../../shared/model';
-import { resourceKey, type ContainerItem, type ImageItem, type PodItem } from './model';
+import { resourceKey, type ItemsByKind, type ResourceKind } from './model';
 
-/** Every connected node's resources, keyed by `resourceKey(nodeId, id)`. */
-export interface ResourceIndex {
-  readonly pods: ReadonlyMap<string, PodItem>;
-  readonly containers: ReadonlyMap<string, ContainerItem>;
-  readonly images: ReadonlyMap<string, ImageItem>;
-}
+/**
+ * Every connected node's resources, keyed by `resourceKey(nodeId, id)`; by kind, so that
+ * `index[kind]` is typed for a kind only known as a type parameter.
+ */
+export type ResourceIndex = {
+  readonly [K in ResourceKind]: ReadonlyMap<string, ItemsByKind[K]>;
+};
 
 export const emptyIndex: ResourceIndex = {
   pods: new Map(),

@@ -15,6 +15,13 @@ export type PodItem = OnNode<PodSandbox>;
 export type ContainerItem = OnNode<Container>;
 export type ImageItem = OnNode<Image>;
 
+/** What the runtime lists of each kind, as the store keeps it. */
+export interface ItemsByKind {
+  readonly pods: PodItem;
+  readonly containers: ContainerItem;
+  readonly images: ImageItem;
+}
+
 /**
  * Runtime ids are only unique per runtime: two nodes may hold the same image id, so every
  * resource is keyed by its node as well.

@@ -3,18 +3,12 @@ import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { ContainerDetail, Image, PodSandboxDetail } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import type { AppModel } from '../../app/model';
-import type { ContainerItem, ImageItem, PodItem, ResourceKind } from './model';
+import type { ItemsByKind, ResourceKind } from './model';
 
 export interface DetailsByKind {
   readonly pods: PodSandboxDetail;
   readonly containers: ContainerDetail;
   readonly images: Image;
-}
-
-export interface ItemsByKind {
-  readonly pods: PodItem;
-  readonly containers: ContainerItem;
-  readonly images: ImageItem;
 }
 
 export type DetailState<K extends ResourceKind> =

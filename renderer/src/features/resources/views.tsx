@@ -1,12 +1,10 @@
-import { useModel, useNodes, useResources } from '../../app/context';
+import { useNodes, useResources } from '../../app/context';
 import type { ViewDefinition } from '../../app/registry';
-import { Icon } from '../../ui/icons';
-import { openPullDialog, openRunDialog } from './dialogs';
+import { resourceKindViews } from './kinds';
 import type { ResourceKind } from './model';
 import { ResourceView } from './ResourceView';
 import { useHiddenCounts } from './use-rows';
 
-/** Rows of a kind in the current scope, for the sidebar. */
 /** The rows a table would show: in scope, and not of a node that is down (hidden). */
 function useScopedCount(kind: ResourceKind): number | undefined {
   const scope = useNodes((state) => state.scope);
@@ -27,83 +25,19 @@ function useScopedCount(kind: ResourceKind): number | undefined {
   return count - held;
 }
 
-function RunPodButton({ primary = false }: { primary?: boolean }) {
-  const model = useModel();
-  return (
-    <button
-      type="button"
-      className={primary ? 'btn btn-primary' : 'btn'}
-      onClick={() => openRunDialog(model)}
-    >
-      <Icon name="play" size={14} />
-      Run pod…
-    </button>
-  );
+/** A kind's screen in the sidebar's Workloads section, with its count. */
+function resourceScreen(kind: ResourceKind): ViewDefinition {
+  const { title, icon } = resourceKindViews[kind];
+  return {
+    id: kind,
+    title,
+    section: 'Workloads',
+    icon,
+    component: () => <ResourceView kind={kind} />,
+    useCount: () => useScopedCount(kind),
+  };
 }
 
-function PullImageButton({ primary = false }: { primary?: boolean }) {
-  const model = useModel();
-  return (
-    <button
-      type="button"
-      className={primary ? 'btn btn-primary' : 'btn'}
-      onClick={() => openPullDialog(model)}
-    >
-      <Icon name="download" size={14} />
-      Pull image…
-    </button>
-  );
-}
-
-function PodsView() {
-  return (
-    <ResourceView kind="pods" actions={<RunPodButton />} emptyAction={<RunPodButton primary />} />
-  );
-}
-
-function ContainersView() {
-  return (
-    <ResourceView
-      kind="containers"
-      actions={<RunPodButton />}
-      emptyAction={<RunPodButton primary />}
-    />
-  );
-}
-
-function ImagesView() {
-  return (
-    <ResourceView
-      kind="images"
-      actions={<PullImageButton />}
-      emptyAction={<PullImageButton primary />}
-    />
-  );
-}
-
-export const podsView: ViewDefinition = {
-  id: 'pods',
-  title: 'Pods',
-  section: 'Workloads',
-  icon: 'pods',
-  component: PodsView,
-  useCount: () => useScopedCount('pods'),
-};
-
-export const containersView: ViewDefinition = {
-  id: 'containers',
-  title: 'Containers',
-  section: 'Workloads',
-  icon: 'containers',
-  component: ContainersView,
-  useCount: () => useScopedCount('containers'),
-};
-
-export const imagesView: ViewDefinition = {
-  id: 'images',
-  title: 'Images',
-  section: 'Workloads',
-  icon: 'images',
-  component: ImagesView,
-  useCount: () => useScopedCount('images'),
-};
+export const podsView = resourceScreen('pods');
+export const containersView = resourceScreen('containers');
+export const imagesView = resourceScreen('images');

@@ -1,57 +1,67 @@
 import type { SessionSnapshot } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { Badge } from '../../ui/Badge';
+import { Button } from '../../ui/Button';
 import { useNow } from '../../ui/clock';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatBytes } from '../../ui/format';
-import { Icon } from '../../ui/icons';
 import { Sparkline } from '../../ui/Sparkline';
+import { StaticTable, type StaticColumn } from '../../ui/table/StaticTable';
+import { DetailColumn, DetailColumns, Prop, Props } from '../../ui/view/detail-parts';
+import { DetailPane } from '../../ui/view/DetailPane';
 import { confirmKill } from './actions';
-import { describeTransport, formatDuration, isLive, kindLabels, sessionStateTones } from './rows';
+import { SessionStateBadge } from './columns';
+import { describeTransport, formatDuration, isLive, kindLabels } from './rows';
+
+type Attempt = SessionSnapshot['attempts'][number];
+
+const attemptColumns: readonly StaticColumn<Attempt>[] = [
+  { header: 'Transport', render: (attempt) => attempt.transport },
+  {
+    header: 'Outcome',
+    render: (attempt) => (
+      <Badge
+        tone={attempt.outcome === 'ok' ? 'ok' : attempt.outcome === 'refused' ? 'warn' : 'danger'}
+      >
+        {attempt.outcome}
+      </Badge>
+    ),
+  },
+  { header: 'Status', render: (attempt) => attempt.status ?? '—' },
+  {
+    header: 'Took',
+    render: (attempt) => (attempt.durationMs > 0 ? `${Math.round(attempt.durationMs)} ms` : '—'),
+  },
+  {
+    header: 'Protocols offered',
+    mono: true,
+    render: (attempt) => attempt.protocolsOffered?.join(', ') ?? '—',
+  },
+  { header: 'Message', render: (attempt) => attempt.message ?? '' },
+];
 
 function Attempts({ session }: { session: SessionSnapshot }) {
   if (session.attempts.length === 0) {
     return <p className="faint">No stream attempts reported.</p>;
   }
   return (
-    <table className="session-attempts" aria-label="Attempts">
-      <thead>
-        <tr>
-          <th>Transport</th>
-          <th>Outcome</th>
-          <th>Status</th>
-          <th>Took</th>
-          <th>Protocols offered</th>
-          <th>Message</th>
-        </tr>
-      </thead>
-      <tbody>
-        {session.attempts.map((attempt, index) => (
-          <tr key={index}>
-            <td>{attempt.transport}</td>
-            <td>
-              <Badge
-                tone={
-                  attempt.outcome === 'ok'
-                    ? 'ok'
-                    : attempt.outcome === 'refused'
-                      ? 'warn'
-                      : 'danger'
-                }
-              >
-                {attempt.outcome}
-              </Badge>
-            </td>
-            <td>{attempt.status ?? '—'}</td>
-            <td>{attempt.durationMs > 0 ? `${Math.round(attempt.durationMs)} ms` : '—'}</td>
-            <td className="mono">{attempt.protocolsOffered?.join(', ') ?? '—'}</td>
-            <td>{attempt.message ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <StaticTable
+      label="Attempts"
+      className="detail-table session-attempts"
+      columns={attemptColumns}
+      rows={session.attempts}
+      rowKey={(_attempt, index) => index}
+    />
   );
 }
+
+/** What a session's `detail` is: the forwarded ports, the log file, or the command. */
+const detailLabels: Readonly<Record<SessionSnapshot['kind'], string>> = {
+  'port-forward': 'Ports',
+  logs: 'File',
+  exec: 'Command',
+  attach: 'Command',
+};
 
 /** One session in full, under the table: ids, timings, attempts, traffic, how it ended. */
 export function SessionDetail({
@@ -66,97 +76,62 @@ export function SessionDetail({
   const live = isLive(session);
   const target = session.target;
   return (
-    <section className="bottom-detail session-detail" aria-label="Session details">
-      <header className="bottom-detail-header">
-        <h2>
-          {kindLabels[session.kind]} · {target.description}
-        </h2>
-        <Badge
-          tone={sessionStateTones[session.state]}
-          busy={session.state === 'starting' || session.state === 'reconnecting'}
-        >
-          {session.state}
-        </Badge>
-        <span className="muted session-detail-reason">{session.stateReason}</span>
-        {session.killable && (
-          <button
-            type="button"
-            className="btn btn-small btn-danger"
-            onClick={() => confirmKill(model, session)}
-          >
+    <DetailPane
+      placement="below"
+      className="session-detail"
+      label="Session details"
+      title={`${kindLabels[session.kind]} · ${target.description}`}
+      status={<SessionStateBadge session={session} />}
+      reason={session.stateReason}
+      actions={
+        session.killable && (
+          <Button small variant="danger" onClick={() => confirmKill(model, session)}>
             Kill…
-          </button>
-        )}
-        <button
-          type="button"
-          className="btn btn-small btn-ghost btn-icon"
-          aria-label="Close the details"
-          onClick={onClose}
-        >
-          <Icon name="close" size={14} />
-        </button>
-      </header>
-      <div className="session-detail-body">
-        <dl className="props">
-          <dt>Node</dt>
-          <dd>{session.nodeName}</dd>
+          </Button>
+        )
+      }
+      onClose={onClose}
+    >
+      <DetailColumns className="session-detail-body">
+        <Props>
+          <Prop label="Node">{session.nodeName}</Prop>
           {session.detail !== undefined && (
-            <>
-              <dt>
-                {session.kind === 'port-forward'
-                  ? 'Ports'
-                  : session.kind === 'logs'
-                    ? 'File'
-                    : 'Command'}
-              </dt>
-              <dd className="mono">{session.detail}</dd>
-            </>
+            <Prop label={detailLabels[session.kind]} className="mono">
+              {session.detail}
+            </Prop>
           )}
           {target.podSandboxId !== undefined && (
-            <>
-              <dt>Pod</dt>
-              <dd className="mono" title={target.podSandboxId}>
-                {target.namespace !== undefined && target.podName !== undefined
-                  ? `${target.namespace}/${target.podName} · `
-                  : ''}
-                {target.podSandboxId.slice(0, 13)}
-              </dd>
-            </>
+            <Prop label="Pod" className="mono" title={target.podSandboxId}>
+              {target.namespace !== undefined && target.podName !== undefined
+                ? `${target.namespace}/${target.podName} · `
+                : ''}
+              {target.podSandboxId.slice(0, 13)}
+            </Prop>
           )}
           {target.containerId !== undefined && (
-            <>
-              <dt>Container</dt>
-              <dd className="mono" title={target.containerId}>
-                {target.containerName ?? ''} {target.containerId.slice(0, 13)}
-              </dd>
-            </>
+            <Prop label="Container" className="mono" title={target.containerId}>
+              {target.containerName ?? ''} {target.containerId.slice(0, 13)}
+            </Prop>
           )}
-          <dt>Transport</dt>
-          <dd>{describeTransport(session)}</dd>
-          <dt>Started</dt>
-          <dd>{new Date(session.startedAt).toLocaleString()}</dd>
+          <Prop label="Transport">{describeTransport(session)}</Prop>
+          <Prop label="Started">{new Date(session.startedAt).toLocaleString()}</Prop>
           {session.endedAt !== undefined && (
-            <>
-              <dt>Ended</dt>
-              <dd>{new Date(session.endedAt).toLocaleString()}</dd>
-            </>
+            <Prop label="Ended">{new Date(session.endedAt).toLocaleString()}</Prop>
           )}
-          <dt>Duration</dt>
-          <dd>{formatDuration((session.endedAt ?? now) - session.startedAt)}</dd>
-          <dt>Traffic</dt>
-          <dd>
+          <Prop label="Duration">
+            {formatDuration((session.endedAt ?? now) - session.startedAt)}
+          </Prop>
+          <Prop label="Traffic">
             {formatBytes(session.bytesIn)} in · {formatBytes(session.bytesOut)} out
-          </dd>
-          {session.exitCode !== undefined && (
-            <>
-              <dt>Exit code</dt>
-              <dd>{session.exitCode}</dd>
-            </>
-          )}
-          <dt>Session id</dt>
-          <dd className="mono faint">{session.id}</dd>
-        </dl>
-        <div className="session-detail-column">
+          </Prop>
+          <Prop label="Exit code" when={session.exitCode !== undefined}>
+            {session.exitCode}
+          </Prop>
+          <Prop label="Session id" className="mono faint">
+            {session.id}
+          </Prop>
+        </Props>
+        <DetailColumn>
           <h3 className="section-title">Throughput{live ? ', last minute' : ''}</h3>
           <div className="session-chart">
             <Sparkline
@@ -175,8 +150,8 @@ export function SessionDetail({
           {session.error !== undefined && (
             <ErrorBanner error={session.error} title="Why it failed" />
           )}
-        </div>
-      </div>
-    </section>
+        </DetailColumn>
+      </DetailColumns>
+    </DetailPane>
   );
 }

@@ -7,6 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type { SessionSnapshot } from '../../../../shared/model';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { emptySessionFilter, type SessionFilter } from './rows';
 
@@ -59,6 +60,8 @@ function createSessionsFeature(model: AppModel): SessionsFeature {
   };
 }
 
+const sessionsState = new FeatureState('sessions', createSessionsFeature);
+
 export function sessionsOf(model: AppModel): SessionsFeature {
-  return model.featureState('sessions', createSessionsFeature);
+  return model.featureState(sessionsState);
 }

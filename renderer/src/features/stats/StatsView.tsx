@@ -2,9 +2,12 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { StatsSample } from '../../../../shared/model';
 import { useModel, useNodes, useResources } from '../../app/context';
-import { EmptyState } from '../../ui/EmptyState';
+import { Button } from '../../ui/Button';
+import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { Icon } from '../../ui/icons';
+import { Toolbar, ToolbarStatus } from '../../ui/view/Toolbar';
+import { NoNodeState } from '../nodes/NoNodeState';
 import { isFollowed } from '../nodes/nodes-store';
 import { NodeDownBanner } from '../nodes/outage';
 import { NodePicker, defaultNodeId } from '../resources/NodePicker';
@@ -34,11 +37,11 @@ function formatSpan(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 }
 
-function Toolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
+function StatsToolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefined }) {
   const store = useStats();
   const kind = useStore(store, (state) => state.view.kind);
   return (
-    <div className="toolbar" role="toolbar" aria-label="Stats">
+    <Toolbar role="toolbar" label="Stats">
       <label htmlFor="stats-node" className="muted">
         Node
       </label>
@@ -62,13 +65,12 @@ function Toolbar({ nodeId, stats }: { nodeId: string; stats: NodeStats | undefin
           </button>
         ))}
       </div>
-      <span className="toolbar-spacer" />
       {stats?.loaded === true && (
-        <span className="toolbar-status">
+        <ToolbarStatus live={false}>
           Every {formatSpan(stats.intervalMs)} · last {formatSpan(stats.historyMs)}
-        </span>
+        </ToolbarStatus>
       )}
-    </div>
+    </Toolbar>
   );
 }
 
@@ -209,9 +211,8 @@ function StatsCharts({
       </div>
       <aside className="stats-side" aria-label={`${kindNames[kind].many} legend`}>
         <div className="stats-side-actions">
-          <button
-            type="button"
-            className="btn btn-small"
+          <Button
+            small
             disabled={selected === undefined}
             title={`Chart the ${defaultCharted} busiest`}
             onClick={() =>
@@ -222,7 +223,7 @@ function StatsCharts({
             }
           >
             Busiest {defaultCharted}
-          </button>
+          </Button>
           <span className="faint">
             {charted.length} of {known.size} charted
           </span>
@@ -271,10 +272,9 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
           error={stats.ended}
           title={`Stats of ${nodeName} stopped`}
           actions={
-            <button type="button" className="btn btn-small" onClick={() => store.retry(nodeId)}>
-              <Icon name="refresh" size={14} />
+            <Button small icon="refresh" onClick={() => store.retry(nodeId)}>
               Retry
-            </button>
+            </Button>
           }
         />
       )}
@@ -300,12 +300,7 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
 
   let body;
   if (stats === undefined || (!stats.loaded && stats.ended === undefined)) {
-    body = (
-      <div className="empty-state" role="status">
-        <span className="spinner" />
-        Reading stats from the runtime…
-      </div>
-    );
+    body = <LoadingState>Reading stats from the runtime…</LoadingState>;
   } else if (kind === 'pods' && latest !== undefined && !latest.podStatsSupported) {
     body = (
       <EmptyState icon="pods" title="Pod stats are not supported by this runtime">
@@ -321,12 +316,7 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
     );
   } else if (stats.samples.length === 0) {
     body =
-      stats.ended === undefined ? (
-        <div className="empty-state" role="status">
-          <span className="spinner" />
-          Waiting for the first sample…
-        </div>
-      ) : null;
+      stats.ended === undefined ? <LoadingState>Waiting for the first sample…</LoadingState> : null;
   } else if (
     latest !== undefined &&
     (kind === 'containers' ? latest.containers : latest.pods).length === 0 &&
@@ -356,7 +346,6 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
  * chooses what is charted (the busiest few by default, or what a "Stats" action asked for).
  */
 export function StatsView() {
-  const model = useModel();
   const store = useStats();
   const nodes = useNodes((state) => state.nodes);
   const scope = useNodes((state) => state.scope);
@@ -380,24 +369,11 @@ export function StatsView() {
 
   return (
     <div className="view stats-view">
-      <Toolbar nodeId={nodeId} stats={stats} />
+      <StatsToolbar nodeId={nodeId} stats={stats} />
       {nodeId === '' ? (
-        <EmptyState
-          icon="nodes"
-          title="No node connected"
-          actions={
-            <button
-              type="button"
-              className="btn btn-primary"
-              onClick={() => model.ui.getState().navigate('nodes')}
-            >
-              <Icon name="nodes" size={14} />
-              Go to Nodes
-            </button>
-          }
-        >
+        <NoNodeState>
           Connect a node to see the CPU and memory its containers and pods use.
-        </EmptyState>
+        </NoNodeState>
       ) : (
         <StatsContent nodeId={nodeId} stats={stats} />
       )}

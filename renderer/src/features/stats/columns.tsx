@@ -1,4 +1,4 @@
-import type { Column } from '../../ui/VirtualTable';
+import type { Column } from '../../ui/table/VirtualTable';
 import type { StatsKind } from './series';
 import { StatsSparkCell } from './StatsCells';
 

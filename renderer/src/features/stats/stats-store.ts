@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
 import type { StatsSample, StatsUpdate } from '../../../../shared/model';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import {
@@ -211,7 +212,9 @@ export function createStatsStore(model: AppModel): StatsStore {
   };
 }
 
+const statsState = new FeatureState('stats', createStatsStore);
+
 /** The app's one stats store (created on first use, disposed with the model). */
 export function statsStoreOf(model: AppModel): StatsStore {
-  return model.featureState('stats', createStatsStore);
+  return model.featureState(statsState);
 }

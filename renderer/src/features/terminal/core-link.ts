@@ -156,6 +156,8 @@ export class CoreLinkAddon implements ITerminalAddon, Disposable {
     const id = this.info?.terminalId;
     const live = this.current.phase === 'live';
     this.end({ reason: 'Closed.' });
+    // The pane is going: a close that fails found the session ended already, and there
+    // is nobody left to tell.
     if (id !== undefined && live) this.client.services.terminals.close(id).catch(() => undefined);
   }
 
@@ -178,7 +180,8 @@ export class CoreLinkAddon implements ITerminalAddon, Disposable {
         rows,
       });
       if (this.closed) {
-        // Closed while opening: the session the core just started has no pane.
+        // Closed while opening: the session the core just started has no pane. A close
+        // that fails found it ended already, and nobody is left to tell.
         terminals.close(info.terminalId).catch(() => undefined);
         return;
       }

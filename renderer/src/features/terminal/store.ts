@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData } from '../../../../shared/errors';
 import type { Disposable } from '../../../../shared/lifecycle';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
 import type { Cast } from './asciicast';
@@ -429,7 +430,9 @@ export class TerminalsFeature implements Disposable {
   }
 }
 
+const terminalsState = new FeatureState('terminals', (owner) => new TerminalsFeature(owner));
+
 /** The window's terminals, created on first use. */
 export function terminalsOf(model: AppModel): TerminalsFeature {
-  return model.featureState('terminals', (owner) => new TerminalsFeature(owner));
+  return model.featureState(terminalsState);
 }

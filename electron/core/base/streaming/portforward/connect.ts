@@ -5,15 +5,12 @@
  */
 import { AppError } from '../../../../../shared/errors';
 import type { ForwardTransportChoice } from '../../../../../shared/model';
-import type { Dialer } from '../dial';
-import { isUpgradeFailure, upgradeToSpdy, type UpgradeOptions } from '../spdy';
-import type { SpdySession } from '../spdy';
-import type { StreamTlsOptions } from '../websocket';
+import type { Dialer, StreamTlsOptions } from '../dial';
+import { withFallback } from '../fallback';
+import { upgradeToSpdy, type SpdyUpgrade } from '../spdy';
 import { SPDY_PORT_FORWARD_PROTOCOL, SpdyPortForwardTransport } from './spdy';
 import type { PortForwardTransport, StreamUrlRequest } from './types';
 import { WebSocketPortForwardTransport } from './websocket';
-
-export type SpdyUpgrade = (options: UpgradeOptions) => Promise<SpdySession>;
 
 export interface PortForwardConnectOptions {
   readonly transport: ForwardTransportChoice;
@@ -36,15 +33,6 @@ export interface ConnectedTransport {
   readonly transport: PortForwardTransport;
   /** Why `auto` ended on WebSocket: the SPDY refusal, in the runtime's words. */
   readonly fallbackReason?: string;
-}
-
-/**
- * Fall back when the runtime answered and refused SPDY (an HTTP status instead of 101, or a
- * 101 with another protocol): WebSocket may work. Not when it could not be reached, timed out
- * or we cancelled: WebSocket would fail the same way.
- */
-export function shouldFallBack(error: unknown): boolean {
-  return isUpgradeFailure(error) && error.status !== undefined;
 }
 
 function wsTransport(options: PortForwardConnectOptions): WebSocketPortForwardTransport {
@@ -92,13 +80,18 @@ export async function connectPortForward(
     case 'spdy':
       return { transport: await spdyTransport(options) };
     case 'auto':
-      try {
-        return { transport: await spdyTransport(options) };
-      } catch (error) {
-        if (!shouldFallBack(error)) throw error;
-        const reason = error instanceof AppError ? error.message : String(error);
-        const detail = error instanceof AppError && error.detail ? ` (${error.detail})` : '';
-        return { transport: wsTransport(options), fallbackReason: `${reason}${detail}` };
-      }
+      // The rule exec and attach follow too (../fallback.ts): WebSocket when the runtime
+      // answered and refused SPDY.
+      return withFallback<ConnectedTransport>(
+        async () => ({ transport: await spdyTransport(options) }),
+        (error) => {
+          const reason = error instanceof AppError ? error.message : String(error);
+          const detail = error instanceof AppError && error.detail ? ` (${error.detail})` : '';
+          return Promise.resolve({
+            transport: wsTransport(options),
+            fallbackReason: `${reason}${detail}`,
+          });
+        },
+      )();
   }
 }

@@ -1,15 +1,13 @@
 /**
  * Port forwarding on the wire: transports into a pod (SPDY `portforward.k8s.io`, WebSocket
  * `v4.channel.k8s.io` as the fallback), local listeners, and the bridge between a local
- * socket and a remote connection. The supervisor in ../../../features/forwards builds forwards from these.
+ * socket and a remote connection. The supervisor in ../../forwards builds forwards from these.
  */
 export { Bridge, type BridgeEnd, type BridgeObserver, type BridgeOptions } from './bridge';
 export {
   connectPortForward,
-  shouldFallBack,
   type ConnectedTransport,
   type PortForwardConnectOptions,
-  type SpdyUpgrade,
 } from './connect';
 export { formatAddress, noTargetError, remoteConnectionError } from './errors';
 export {

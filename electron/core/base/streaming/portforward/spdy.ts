@@ -11,6 +11,7 @@ import type { SpdySession, SpdyStream } from '../spdy';
 import { TaskQueue } from './queue';
 import { collectText } from './text';
 import type { PortForwardTransport, RemoteConnection } from './types';
+import { logger } from '../../log';
 
 export const SPDY_PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 
@@ -22,9 +23,8 @@ export const DEFAULT_PAIR_TIMEOUT_MS = 10_000;
  */
 const PAIRS_IN_FLIGHT = 16;
 
-function swallow(): void {
-  // The bridge reports stream errors; this keeps one that races its listeners unhandled-free.
-}
+/** The bridge reports stream errors; this keeps one that races its listeners handled. */
+const swallow = logger('streaming').failure('A SPDY port-forward stream failed');
 
 class SpdyRemoteConnection implements RemoteConnection {
   readonly canHalfClose = true;

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hasOpenssl, selfSignedCertificate } from '../../../../../test/fakes/tls';
-import { isUpgradeFailure } from '../spdy';
+import { isUpgradeFailure } from '../upgrade';
 import { openWebSocketConnection, type WebSocketRemoteConnection } from './websocket';
 
 /**

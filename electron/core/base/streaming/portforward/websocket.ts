@@ -14,19 +14,13 @@
  * error text, a server's first bytes) wait until the listeners here are attached.
  */
 import { setMaxListeners } from 'node:events';
-import { Readable, Writable } from 'node:stream';
-import WebSocket from 'ws';
-import { AppError, isAppError } from '../../../../../shared/errors';
+import type { Readable, Writable } from 'node:stream';
+import type WebSocket from 'ws';
+import { AppError } from '../../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../../shared/lifecycle';
-import type { Dialer } from '../dial';
-import {
-  MAX_MESSAGE_PAYLOAD,
-  connectWebSocket,
-  decodeMessage,
-  encodeMessage,
-  type StreamTlsOptions,
-} from '../websocket';
-import { MAX_ERROR_TEXT } from './text';
+import type { Dialer, StreamTlsOptions } from '../dial';
+import { ChannelConnection, connectWebSocket } from '../websocket';
+import { collectText } from './text';
 import type { PortForwardTransport, RemoteConnection, StreamUrlRequest } from './types';
 
 export const WEBSOCKET_PORT_FORWARD_PROTOCOLS: readonly string[] = [
@@ -38,21 +32,9 @@ export const DEFAULT_WEBSOCKET_UPGRADE_TIMEOUT_MS = 10_000;
 /** The runtime sends at most 32 KiB per message (its copy buffer); anything huge is hostile. */
 const MAX_PAYLOAD = 32 * 1024 * 1024 + 1;
 const READABLE_HIGH_WATER_MARK = 256 * 1024;
-const WRITABLE_HIGH_WATER_MARK = 64 * 1024;
+/** One port per socket: its data and error channels (port i would be 2i and 2i+1). */
 const DATA_CHANNEL = 0;
 const ERROR_CHANNEL = 1;
-
-function swallow(): void {
-  // The bridge reports stream errors; this keeps one that races its listeners unhandled-free.
-}
-
-function lost(detail: string): AppError {
-  return new AppError({
-    code: 'connection-lost',
-    message: 'The WebSocket to the runtime closed unexpectedly.',
-    detail,
-  });
-}
 
 function malformed(message: string, detail?: string): AppError {
   return new AppError({
@@ -63,180 +45,68 @@ function malformed(message: string, detail?: string): AppError {
 }
 
 /**
- * One local connection's WebSocket, open and paused (see connectWebSocket). The readable and
- * writable are backpressured: a full readable pauses the socket (TCP pushes back on the
- * runtime); writes complete once ws handed them to the socket.
+ * One local connection's WebSocket: the data channel as `readable` and `writable`, the
+ * runtime's error text from the error channel. Flow control is the ChannelConnection's: a
+ * full readable pauses the socket (TCP pushes back on the runtime); writes complete once
+ * ws handed them to the socket.
  */
 export class WebSocketRemoteConnection implements RemoteConnection {
   readonly canHalfClose = false;
   readonly readable: Readable;
+  /** No half-close in v4: ending it sends nothing (the bridge closes the socket). */
   readonly writable: Writable;
   readonly errorText: Promise<string>;
-  private resolveErrorText!: (text: string) => void;
-  private readonly base64: boolean;
-  /** Per channel: has the runtime's 2-byte port prefix been seen? */
-  private readonly prefixSeen = [false, false];
-  private readonly errorChunks: Buffer[] = [];
-  private errorSize = 0;
-  private failure: AppError | undefined;
-  private closedLocally = false;
-  private paused = false;
-  private readonly closeListeners = new Set<() => void>();
+  private readonly channels: ChannelConnection;
 
   constructor(
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     readonly remotePort: number,
   ) {
-    this.errorText = new Promise((resolve) => (this.resolveErrorText = resolve));
-    this.readable = new Readable({
+    this.channels = new ChannelConnection(ws, {
       highWaterMark: READABLE_HIGH_WATER_MARK,
-      read: () => this.onDemand(),
+      // Each channel starts with the port it carries (uint16, little endian).
+      preamble: (channel, payload) => {
+        if (payload.length < 2 || payload.readUInt16LE(0) !== remotePort) {
+          throw malformed(
+            `the first message of channel ${channel} does not name port ${remotePort}.`,
+            `got ${payload.subarray(0, 8).toString('hex')}`,
+          );
+        }
+        return payload.subarray(2);
+      },
+      errors: {
+        framing: (detail) => malformed('invalid WebSocket framing.', detail),
+        lost: (detail) =>
+          new AppError({
+            code: 'connection-lost',
+            message: 'The WebSocket to the runtime closed unexpectedly.',
+            detail,
+          }),
+      },
     });
-    this.writable = new Writable({
-      highWaterMark: WRITABLE_HIGH_WATER_MARK,
-      write: (chunk: Buffer, _encoding, callback) => this.send(chunk, callback),
-      // No half-close in v4: ending our side sends nothing (the bridge closes the socket).
-      final: (callback) => callback(),
-    });
-    this.readable.on('error', swallow);
-    this.writable.on('error', swallow);
-
-    this.base64 = ws.protocol.includes('base64.channel.k8s.io');
-    ws.binaryType = 'nodebuffer';
-    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    ws.on('error', (error) => this.onError(error));
-    ws.once('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
-    // Closed between the upgrade and now: ws emitted 'close' before we listened.
-    if (ws.readyState === WebSocket.CLOSED) {
-      queueMicrotask(() => this.onClose(1006, 'closed before the connection was set up'));
-    } else {
-      ws.resume();
-    }
+    this.readable = this.channels.readable(DATA_CHANNEL);
+    this.errorText = collectText(this.channels.readable(ERROR_CHANNEL));
+    this.writable = this.channels.writable(DATA_CHANNEL);
+    this.channels.start();
   }
 
   get protocol(): string {
-    return this.ws.protocol;
+    return this.channels.protocol;
   }
 
   /** Called once when the socket is gone. */
   onDidClose(listener: () => void): Disposable {
-    this.closeListeners.add(listener);
-    return toDisposable(() => this.closeListeners.delete(listener));
-  }
-
-  /** Fails the connection with `error` and closes the socket. */
-  abort(error: AppError): void {
-    this.failure ??= error;
-    this.close();
+    let live = true;
+    void this.channels.closed.then(() => {
+      if (live) listener();
+    });
+    return toDisposable(() => (live = false));
   }
 
   close(): void {
-    if (this.closedLocally) return;
-    this.closedLocally = true;
     // Both directions are done or being abandoned, and every write's callback has fired
     // (the data is in the socket): no close handshake to wait for.
-    this.ws.terminate();
-  }
-
-  private onError(error: Error): void {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    // A protocol violation: end now rather than wait (up to 30 s) for a close frame from
-    // a server that sends garbage.
-    if (code.startsWith('WS_ERR_'))
-      this.abort(malformed('invalid WebSocket framing.', error.message));
-    else this.failure ??= lost(error.message);
-  }
-
-  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
-    if (this.failure !== undefined) return;
-    const buffer = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
-    let channel: number;
-    let payload: Buffer;
-    try {
-      ({ channel, payload } = decodeMessage(buffer, isBinary, { base64: this.base64 }));
-    } catch (error) {
-      this.abort(isAppError(error) ? error : malformed(String(error)));
-      return;
-    }
-    // One port per socket: channels 0 and 1. Others (none expected) are ignored.
-    if (channel !== DATA_CHANNEL && channel !== ERROR_CHANNEL) return;
-    let body = payload;
-    if (!this.prefixSeen[channel]) {
-      if (payload.length === 0) return;
-      if (payload.length < 2 || payload.readUInt16LE(0) !== this.remotePort) {
-        this.abort(
-          malformed(
-            `the first message of channel ${channel} does not name port ${this.remotePort}.`,
-            `got ${payload.subarray(0, 8).toString('hex')}`,
-          ),
-        );
-        return;
-      }
-      this.prefixSeen[channel] = true;
-      body = payload.subarray(2);
-    }
-    if (body.length === 0) return;
-    if (channel === ERROR_CHANNEL) {
-      if (this.errorSize < MAX_ERROR_TEXT) {
-        const piece = body.subarray(0, MAX_ERROR_TEXT - this.errorSize);
-        this.errorChunks.push(piece);
-        this.errorSize += piece.length;
-      }
-      return;
-    }
-    if (!this.readable.push(body) && !this.paused) {
-      this.paused = true;
-      this.ws.pause();
-    }
-  }
-
-  private onDemand(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    this.ws.resume();
-  }
-
-  private send(data: Buffer, callback: (error?: Error | null) => void): void {
-    if (this.ws.readyState !== WebSocket.OPEN) {
-      callback(this.failure ?? lost('the socket closed before the data was sent'));
-      return;
-    }
-    let offset = 0;
-    do {
-      const end = Math.min(offset + MAX_MESSAGE_PAYLOAD, data.length);
-      const message = encodeMessage(DATA_CHANNEL, data.subarray(offset, end), {
-        base64: this.base64,
-      });
-      const last = end >= data.length;
-      // The last message's callback fires once ws wrote it to the socket: that is what
-      // holds a fast writer back.
-      this.ws.send(
-        message,
-        { binary: !this.base64 },
-        last ? (error) => callback(error ? lost(error.message) : null) : undefined,
-      );
-      offset = end;
-    } while (offset < data.length);
-  }
-
-  private onClose(code: number, reason: string): void {
-    const clean = code === 1000 || code === 1005;
-    const error =
-      this.failure ??
-      (this.closedLocally || clean
-        ? undefined
-        : lost(`close code ${code}${reason !== '' ? ` (${reason})` : ''}`));
-    this.resolveErrorText(Buffer.concat(this.errorChunks).toString('utf8').trim());
-    if (!this.readable.readableEnded && !this.readable.destroyed) {
-      // A clean close keeps what arrived readable; a broken one fails the stream.
-      if (error !== undefined) this.readable.destroy(error);
-      else if (this.closedLocally) this.readable.destroy();
-      else this.readable.push(null);
-    }
-    this.writable.destroy();
-    const listeners = [...this.closeListeners];
-    this.closeListeners.clear();
-    for (const listener of listeners) listener();
+    this.channels.terminate();
   }
 }
 

@@ -12,12 +12,17 @@
  */
 import type { CriClient } from '../../cri';
 import { AppError, isAppError } from '../../../../../shared/errors';
-import type { Dialer } from '../dial';
-import type { StreamTlsOptions } from '../websocket';
-import { shouldFallback, UnmetRequirementError, withFallback, type Attempt } from './fallback';
+import type { Dialer, StreamTlsOptions } from '../dial';
+import { shouldFallback, UnmetRequirementError, withFallback } from '../fallback';
+import { handlerFor, transportNames, type TransportKind } from './handlers';
 import { Session, type AttemptRecord, type RemoteCommandSession } from './session';
-import type { TransportKind } from './handlers';
-import type { RemoteStreams, StreamCreator, StreamFlags, TerminalSize } from './streams';
+import type {
+  ConnectOptions,
+  RemoteStreams,
+  StreamFlags,
+  StreamTransport,
+  TerminalSize,
+} from './streams';
 
 export type TransportChoice = 'auto' | TransportKind;
 
@@ -42,10 +47,10 @@ export interface RemoteCommandOptions extends StreamFlags {
 
 export const defaultSetupTimeoutMs = 15_000;
 
-/** The stream creators an executor can use. */
+/** The transports an executor can use. */
 export interface Transports {
-  readonly spdy: StreamCreator;
-  readonly websocket: StreamCreator;
+  readonly spdy: StreamTransport;
+  readonly websocket: StreamTransport;
 }
 
 function validate(options: RemoteCommandOptions): void {
@@ -62,14 +67,47 @@ function validate(options: RemoteCommandOptions): void {
   }
 }
 
-const transportNames: Readonly<Record<TransportKind, string>> = {
-  spdy: 'SPDY',
-  websocket: 'WebSocket',
-};
+/**
+ * Upgrades with `transport` and opens the streams the negotiated protocol's handler wants.
+ * Nothing is left open when it fails; a cancel aborts the stream setup too.
+ */
+async function openStreams(
+  transport: StreamTransport,
+  options: ConnectOptions,
+  flags: StreamFlags,
+): Promise<RemoteStreams> {
+  const { signal } = options;
+  const connection = await transport.connect(options);
+  const onAbort = (): void => connection.dispose();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (signal?.aborted) throw cancelledError();
+    return await handlerFor(connection.transport, connection.protocol).open(connection, flags);
+  } catch (error) {
+    connection.dispose();
+    if (signal?.aborted) throw cancelledError();
+    throw isAppError(error)
+      ? error
+      : new AppError(
+          {
+            code: 'unavailable',
+            message: `Opening the ${transportNames[connection.transport]} streams failed.`,
+            detail: error instanceof Error ? error.message : String(error),
+          },
+          { cause: error },
+        );
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function cancelledError(): AppError {
+  return new AppError({ code: 'cancelled', message: 'Opening the stream was cancelled.' });
+}
 
 /** Why a negotiated protocol can't serve this session, if it can't. */
 function unmet(flags: StreamFlags, streams: RemoteStreams): string | undefined {
-  const what = `${streams.protocol} over ${streams.transport === 'spdy' ? 'SPDY' : 'WebSocket'}`;
+  const what = `${streams.protocol} over ${transportNames[streams.transport]}`;
   if (flags.stdin && !flags.tty && !streams.canCloseStdin) {
     return `${what} cannot end stdin, which piped input needs`;
   }
@@ -129,63 +167,64 @@ export async function openRemoteCommandWith(
     return url;
   };
 
-  const attempt =
-    (creator: StreamCreator): Attempt =>
-    async () => {
-      const started = performance.now();
-      const record = (
-        entry: Omit<AttemptRecord, 'transport' | 'protocolsOffered' | 'durationMs'>,
-      ): void => {
-        attempts.push({
-          transport: creator.transport,
-          protocolsOffered: creator.protocols,
-          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-          ...entry,
-        });
-      };
-      let streams: RemoteStreams;
-      try {
-        const url = await requestUrl();
-        // One budget per attempt: what the RPC used is gone for the upgrade.
-        const remaining = Math.max(1, timeoutMs - (performance.now() - started));
-        streams = await creator.open({
+  const attempt = (transport: StreamTransport) => async (): Promise<RemoteStreams> => {
+    const started = performance.now();
+    const record = (
+      entry: Omit<AttemptRecord, 'transport' | 'protocolsOffered' | 'durationMs'>,
+    ): void => {
+      attempts.push({
+        transport: transport.transport,
+        protocolsOffered: transport.protocols,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        ...entry,
+      });
+    };
+    let streams: RemoteStreams;
+    try {
+      const url = await requestUrl();
+      // One budget per attempt: what the RPC used is gone for the upgrade.
+      const remaining = Math.max(1, timeoutMs - (performance.now() - started));
+      streams = await openStreams(
+        transport,
+        {
           url,
-          flags,
           timeoutMs: remaining,
           ...(options.dialer !== undefined && { dialer: options.dialer }),
           ...(options.tls !== undefined && { tls: options.tls }),
           ...(options.signal !== undefined && { signal: options.signal }),
-        });
-      } catch (error) {
-        const status =
-          typeof error === 'object' && error !== null
-            ? (error as { status?: unknown }).status
-            : undefined;
-        record({
-          outcome: shouldFallback(error) ? 'refused' : 'failed',
-          ...(typeof status === 'number' && { status }),
-          message: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
-      const why = unmet(flags, streams);
-      if (why !== undefined && choice === 'auto') {
-        streams.dispose();
-        record({ outcome: 'refused', message: `negotiated ${streams.protocol}, but ${why}` });
-        throw new UnmetRequirementError(
-          `No transport can give this session everything it needs: ${why}.`,
-          `negotiated ${streams.protocol}`,
-        );
-      }
-      if (why !== undefined) {
-        const other = creator.transport === 'spdy' ? 'websocket' : 'spdy';
-        limitation = `${transportNames[creator.transport]} was chosen by hand: ${why} (auto would take ${transportNames[other]}).`;
-        record({ outcome: 'ok', message: limitation });
-      } else {
-        record({ outcome: 'ok' });
-      }
-      return streams;
-    };
+        },
+        flags,
+      );
+    } catch (error) {
+      const status =
+        typeof error === 'object' && error !== null
+          ? (error as { status?: unknown }).status
+          : undefined;
+      record({
+        outcome: shouldFallback(error) ? 'refused' : 'failed',
+        ...(typeof status === 'number' && { status }),
+        message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+    const why = unmet(flags, streams);
+    if (why !== undefined && choice === 'auto') {
+      streams.dispose();
+      record({ outcome: 'refused', message: `negotiated ${streams.protocol}, but ${why}` });
+      throw new UnmetRequirementError(
+        `No transport can give this session everything it needs: ${why}.`,
+        `negotiated ${streams.protocol}`,
+      );
+    }
+    if (why !== undefined) {
+      const other = transport.transport === 'spdy' ? 'websocket' : 'spdy';
+      limitation = `${transportNames[transport.transport]} was chosen by hand: ${why} (auto would take ${transportNames[other]}).`;
+      record({ outcome: 'ok', message: limitation });
+    } else {
+      record({ outcome: 'ok' });
+    }
+    return streams;
+  };
 
   const order: readonly TransportKind[] = choice === 'auto' ? ['spdy', 'websocket'] : [choice];
   const run = order

@@ -24,8 +24,14 @@ export type {
   RemoteCommandResult,
   RemoteCommandSession,
 } from './session';
-export type { TerminalSize, StreamCreator, StreamFlags } from './streams';
+export type {
+  StreamConnection,
+  StreamFlags,
+  StreamTransport,
+  StreamType,
+  TerminalSize,
+} from './streams';
 export type { TransportKind } from './handlers';
 export { offeredProtocols } from './handlers';
-export { spdyStreamCreator, type SpdySessionLike, type SpdyUpgrade } from './spdy-streams';
-export { websocketStreamCreator } from './websocket-streams';
+export { spdyTransport } from './spdy-streams';
+export { websocketTransport } from './websocket-streams';

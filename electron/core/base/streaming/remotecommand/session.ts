@@ -4,7 +4,6 @@
  * the server has given its last word (status and close) or the connection failed.
  */
 import type { Readable, Writable } from 'node:stream';
-import { AppError } from '../../../../../shared/errors';
 import type { Disposable } from '../../../../../shared/lifecycle';
 import type { TransportKind } from './handlers';
 import type { RemoteStreams, TerminalSize } from './streams';
@@ -125,26 +124,17 @@ export class Session implements RemoteCommandSession {
   }
 
   private async settle(): Promise<RemoteCommandResult> {
-    const end = await this.streams.ended;
-    this.signal?.removeEventListener('abort', this.onAbort);
-    const base = { negotiated: this.negotiated, attempts: this.attempts };
-    if (end.errorData.length === 0) {
-      if (end.failure !== undefined) throw end.failure;
-      if (end.local) {
-        throw new AppError({
-          code: 'cancelled',
-          message: 'The session was closed before the command finished.',
-        });
-      }
+    try {
+      const { exitCode, ...rest } = await this.streams.status;
+      // Attach reports how the stream ended, not a process exit code.
+      return {
+        ...rest,
+        ...(this.kind === 'exec' && exitCode !== undefined && { exitCode }),
+        negotiated: this.negotiated,
+        attempts: this.attempts,
+      };
+    } finally {
+      this.signal?.removeEventListener('abort', this.onAbort);
     }
-    const outcome = this.streams.handler.interpret(end.errorData);
-    if (outcome instanceof AppError) throw outcome;
-    const { exitCode, ...rest } = outcome;
-    // Attach reports how the stream ended, not a process exit code.
-    return {
-      ...rest,
-      ...(this.kind === 'exec' && exitCode !== undefined && { exitCode }),
-      ...base,
-    };
   }
 }

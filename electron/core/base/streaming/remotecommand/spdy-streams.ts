@@ -1,96 +1,90 @@
 /**
- * The SPDY stream creator: one SPDY stream per channel, named by the `streamtype` header.
- * The server counts replies, so exactly the streams the RPC flags imply are opened: error,
- * then stdin/stdout/stderr as requested, then resize only with tty on v3+. Streams are
- * created one after another (ids must arrive in increasing order), and data flows only
- * once every stream is acknowledged. stdin EOF is a FIN, on every version.
+ * The SPDY transport for exec/attach: one SPDY stream per stream type, named by its
+ * `streamtype` header, on the session layer in ../spdy (our own, because spdy-transport
+ * loses data against the runtimes' spdystream: see ../spdy/session.ts). Which streams, and
+ * what they carry, is the protocol handler's (handlers.ts).
  */
-import type { Duplex, Readable } from 'node:stream';
-import { AppError, isAppError } from '../../../../../shared/errors';
-import type { Disposable } from '../../../../../shared/lifecycle';
-import type { Dialer } from '../dial';
-import type { StreamTlsOptions } from '../websocket';
-import { handlerFor, offeredProtocols, type ProtocolHandler } from './handlers';
-import { MAX_STATUS_BYTES } from './status';
-import type {
-  OpenStreamsOptions,
-  RemoteStreams,
-  StreamCreator,
-  StreamsEnd,
-  TerminalSize,
+import type { Readable, Writable } from 'node:stream';
+import { AppError } from '../../../../../shared/errors';
+import { logger } from '../../log';
+import type { SpdySession, SpdyStream, SpdyUpgrade } from '../spdy';
+import { offeredProtocols } from './handlers';
+import {
+  upgradeOptions,
+  type ConnectionClosed,
+  type InputEnd,
+  type StreamConnection,
+  type StreamTransport,
+  type StreamType,
 } from './streams';
 
 /**
- * The part of the SPDY session layer (../spdy) this creator relies on, so it can be
- * exercised with any conforming session.
+ * Stream errors also surface through the session result; this keeps an unobserved one from
+ * crashing the process, and logs it.
  */
-export interface SpdySessionLike extends Disposable {
-  readonly protocol: string;
-  createStream(
-    headers: Record<string, string>,
-    options?: { fin?: boolean; timeoutMs?: number },
-  ): Promise<Duplex>;
-  onDidClose(listener: (error?: AppError) => void): Disposable;
-}
+const swallow = logger('streaming').failure('A remote-command SPDY stream failed');
 
-export interface SpdyUpgradeOptions {
-  url: string;
-  protocols: readonly string[];
-  dialer?: Dialer;
-  tls?: StreamTlsOptions;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-export type SpdyUpgrade = (options: SpdyUpgradeOptions) => Promise<SpdySessionLike>;
-
-/** After the status arrived (or the error stream ended), the rest follows at once; bound it. */
-const settleAfterStatusMs = 2000;
-const settleAfterCloseMs = 1000;
-
-function swallow(): void {
-  // Stream errors also surface through the session result; this keeps an unobserved one
-  // from crashing the process.
-}
-
-type StreamType = 'error' | 'stdin' | 'stdout' | 'stderr' | 'resize';
-
-class SpdyStreams implements RemoteStreams {
+class SpdyStreamConnection implements StreamConnection {
   readonly transport = 'spdy' as const;
-  readonly protocol: string;
-  readonly canResize: boolean;
-  readonly canCloseStdin: boolean;
-  readonly ended: Promise<StreamsEnd>;
+  /** Every stream ends with FIN, on every protocol version. */
+  readonly halfClose = 'frame' as const;
+  readonly closed: Promise<ConnectionClosed>;
+  private failure: AppError | undefined;
   private disposed = false;
 
+  /** `deadline` (epoch ms) bounds every stream's SYN_REPLY: the session's own timer. */
   constructor(
-    private readonly session: SpdySessionLike,
-    readonly handler: ProtocolHandler,
-    private readonly errorStream: Duplex,
-    readonly stdin: Duplex | undefined,
-    readonly stdout: Readable | undefined,
-    readonly stderr: Readable | undefined,
-    private readonly resizeStream: Duplex | undefined,
+    private readonly session: SpdySession,
+    private readonly deadline: number,
   ) {
-    this.protocol = session.protocol;
-    // The server never writes on stdin or resize, but their readable sides still end (RST
-    // at teardown); keep them flowing so the session never waits on an unread stream.
-    stdin?.resume();
-    resizeStream?.resume();
-    this.canResize = resizeStream !== undefined;
-    this.canCloseStdin = stdin !== undefined;
-    this.ended = this.collect();
+    this.closed = new Promise((resolve) => {
+      session.onDidClose((error) => {
+        const failure = this.failure ?? (this.disposed ? undefined : error);
+        resolve({ local: this.disposed, ...(failure !== undefined && { failure }) });
+      });
+    });
   }
 
-  sendResize(size: TerminalSize): void {
-    this.resizeStream?.write(JSON.stringify({ Width: size.cols, Height: size.rows }));
+  get protocol(): string {
+    return this.session.protocol;
   }
 
-  closeStdin(): void {
-    if (this.stdin === undefined) {
-      throw new AppError({ code: 'failed-precondition', message: 'This session has no stdin.' });
+  openOutput(type: StreamType): Promise<Readable> {
+    return this.open(type);
+  }
+
+  async openInput(type: StreamType, end: InputEnd): Promise<Writable> {
+    if (end.kind === 'refuse') {
+      // FIN is part of SPDY itself: no handler has a reason to refuse it here.
+      throw new AppError({
+        code: 'internal',
+        message: 'A SPDY stream can always be half-closed.',
+        detail: end.error.message,
+      });
     }
-    this.stdin.end();
+    const stream = await this.open(type);
+    // The server never writes on the streams we write, but their readable sides still end
+    // (RST at teardown): keep them flowing so the session never waits on an unread stream.
+    stream.resume();
+    return stream;
+  }
+
+  private async open(type: StreamType): Promise<SpdyStream> {
+    const stream = await this.session.createStream(
+      { streamtype: type },
+      { timeoutMs: Math.max(1, this.deadline - Date.now()) },
+    );
+    stream.on('error', swallow);
+    return stream;
+  }
+
+  start(): void {
+    // Data flows on each stream as soon as it is open; the handler opened them all first.
+  }
+
+  abort(error: AppError): void {
+    this.failure ??= error;
+    this.session.dispose();
   }
 
   dispose(): void {
@@ -98,159 +92,18 @@ class SpdyStreams implements RemoteStreams {
     this.disposed = true;
     this.session.dispose();
   }
-
-  /**
-   * The server writes the status on the error stream without FIN, then resets the streams
-   * and closes the session: collect until the stream ends or closes, and learn from the
-   * session whether the connection failed.
-   */
-  private collect(): Promise<StreamsEnd> {
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let failure: AppError | undefined;
-      let sessionClosed = false;
-      let errorEnded = false;
-      let timer: NodeJS.Timeout | undefined;
-      let done = false;
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        if (timer !== undefined) clearTimeout(timer);
-        closeListener.dispose();
-        resolve({
-          errorData: Buffer.concat(chunks),
-          local: this.disposed && chunks.length === 0,
-          ...(failure !== undefined && { failure }),
-        });
-      };
-      const finishWithin = (ms: number): void => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(finish, ms);
-      };
-      this.errorStream.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_STATUS_BYTES) {
-          failure ??= new AppError({
-            code: 'protocol-error',
-            message: 'The stream server sent more than a status on the error stream.',
-            detail: `over ${MAX_STATUS_BYTES} bytes`,
-          });
-          this.session.dispose();
-          finish();
-          return;
-        }
-        chunks.push(chunk);
-        if (timer === undefined) finishWithin(settleAfterStatusMs);
-      });
-      const onErrorEnd = (): void => {
-        if (errorEnded) return;
-        errorEnded = true;
-        // With a status in hand the outcome is known; without one, give the session a
-        // moment to say why it ended (a dropped connection reads differently from v1's silence).
-        if (chunks.length > 0 || sessionClosed) finish();
-        else finishWithin(settleAfterCloseMs);
-      };
-      this.errorStream.once('end', onErrorEnd);
-      this.errorStream.once('close', onErrorEnd);
-      const closeListener = this.session.onDidClose((error) => {
-        sessionClosed = true;
-        if (error !== undefined && !this.disposed) failure ??= error;
-        if (errorEnded || this.disposed) finish();
-        else finishWithin(settleAfterCloseMs);
-      });
-    });
-  }
 }
 
-function interrupted(signal: AbortSignal | undefined, timeoutMs: number, what: string): AppError {
-  return signal?.aborted
-    ? new AppError({ code: 'cancelled', message: 'Opening the stream was cancelled.' })
-    : new AppError({
-        code: 'deadline-exceeded',
-        message: `The stream server did not open the ${what} stream within ${timeoutMs} ms.`,
-        hint: 'The server acknowledges each stream; a silent one is overloaded or not a CRI stream server.',
-      });
-}
-
-/** Awaits `promise` until `deadline` (epoch ms) or abort, whichever comes first. */
-function bounded<T>(
-  promise: Promise<T>,
-  deadline: number,
-  signal: AbortSignal | undefined,
-  onTimeout: () => AppError,
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(onTimeout()), Math.max(0, deadline - Date.now()));
-    const onAbort = (): void => fail(onTimeout());
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const fail = (error: unknown): void => {
-      cleanup();
-      reject(error instanceof Error ? error : new Error(String(error)));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then((value) => {
-      cleanup();
-      resolve(value);
-    }, fail);
-  });
-}
-
-export function spdyStreamCreator(upgrade: SpdyUpgrade): StreamCreator {
+export function spdyTransport(upgrade: SpdyUpgrade): StreamTransport {
   const protocols = offeredProtocols.spdy;
   return {
     transport: 'spdy',
     protocols,
-    async open(options: OpenStreamsOptions) {
-      const started = Date.now();
-      const deadline = started + options.timeoutMs;
-      const session = await upgrade({
-        url: options.url,
-        protocols,
-        timeoutMs: options.timeoutMs,
-        ...(options.dialer !== undefined && { dialer: options.dialer }),
-        ...(options.tls !== undefined && { tls: options.tls }),
-        ...(options.signal !== undefined && { signal: options.signal }),
-      });
-      try {
-        const handler = handlerFor('spdy', session.protocol);
-        const { flags } = options;
-        const create = async (type: StreamType): Promise<Duplex> => {
-          const stream = await bounded(
-            session.createStream(
-              { streamtype: type },
-              { timeoutMs: Math.max(1, deadline - Date.now()) },
-            ),
-            deadline,
-            options.signal,
-            () => interrupted(options.signal, options.timeoutMs, type),
-          );
-          stream.on('error', swallow);
-          return stream;
-        };
-        // One after another: stream ids must reach the server in increasing order.
-        const errorStream = await create('error');
-        const stdin = flags.stdin ? await create('stdin') : undefined;
-        const stdout = flags.stdout ? await create('stdout') : undefined;
-        const stderr = flags.stderr ? await create('stderr') : undefined;
-        const resize = flags.tty && handler.supportsResize ? await create('resize') : undefined;
-        return new SpdyStreams(session, handler, errorStream, stdin, stdout, stderr, resize);
-      } catch (error) {
-        session.dispose();
-        throw isAppError(error)
-          ? error
-          : new AppError(
-              {
-                code: 'unavailable',
-                message: 'Opening the SPDY streams failed.',
-                detail: error instanceof Error ? error.message : String(error),
-              },
-              { cause: error },
-            );
-      }
+    async connect(options) {
+      // One budget for the upgrade and every SYN_REPLY after it.
+      const deadline = Date.now() + options.timeoutMs;
+      const session = await upgrade(upgradeOptions(options, protocols));
+      return new SpdyStreamConnection(session, deadline);
     },
   };
 }

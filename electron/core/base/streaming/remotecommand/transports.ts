@@ -4,10 +4,10 @@
  */
 import { upgradeToSpdy } from '../spdy';
 import type { Transports } from './executor';
-import { spdyStreamCreator } from './spdy-streams';
-import { websocketStreamCreator } from './websocket-streams';
+import { spdyTransport } from './spdy-streams';
+import { websocketTransport } from './websocket-streams';
 
 export const defaultTransports: Transports = {
-  spdy: spdyStreamCreator(upgradeToSpdy),
-  websocket: websocketStreamCreator(),
+  spdy: spdyTransport(upgradeToSpdy),
+  websocket: websocketTransport(),
 };

@@ -1,37 +1,5 @@
-import { AppError, type AppErrorData, type ErrorCode } from '../../../../../shared/errors';
+import { AppError, type ErrorCode } from '../../../../../shared/errors';
 import { RstStatus, rstStatusName } from './frames';
-
-export interface UpgradeErrorData extends AppErrorData {
-  /** The HTTP status of the answer; undefined when no answer came (network, TLS, timeout). */
-  readonly status: number | undefined;
-  /** The answer's body (the runtime's own words), possibly truncated; '' when none. */
-  readonly body: string;
-  /** The X-Stream-Protocol-Version values we offered. */
-  readonly offered: readonly string[];
-}
-
-/**
- * The HTTP upgrade to SPDY/3.1 failed: nothing was streamed. Stream URLs are single use, so
- * a caller that falls back (e.g. to WebSocket) must ask the runtime for a new URL first.
- */
-export class UpgradeError extends AppError {
-  readonly status: number | undefined;
-  readonly body: string;
-  readonly offered: readonly string[];
-
-  constructor(data: UpgradeErrorData, options?: { cause?: unknown }) {
-    super(data, options);
-    this.name = 'UpgradeError';
-    this.status = data.status;
-    this.body = data.body;
-    this.offered = data.offered;
-  }
-}
-
-/** For fallback logic: true when the upgrade itself failed (no session was established). */
-export function isUpgradeFailure(error: unknown): error is UpgradeError {
-  return error instanceof UpgradeError;
-}
 
 /** The error a stream or a pending createStream gets for a RST_STREAM from the peer. */
 export function resetError(status: number, streamId: number): AppError {

@@ -4,13 +4,11 @@
  */
 export {
   upgradeToSpdy,
-  DEFAULT_UPGRADE_TIMEOUT_MS,
   SPDY_UPGRADE_PROTOCOL,
   STREAM_PROTOCOL_HEADER,
-  type TlsOptions,
-  type UpgradeOptions,
+  type SpdyUpgrade,
+  type SpdyUpgradeOptions,
 } from './upgrade';
-export { UpgradeError, isUpgradeFailure, type UpgradeErrorData } from './errors';
 export {
   DEFAULT_STREAM_TIMEOUT_MS,
   type CreateStreamOptions,

@@ -791,11 +791,13 @@ export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
     this.streams.delete(streamId);
     this.writeFrame(encodeControlFrame({ type: 'rst-stream', streamId, status: RstStatus.Cancel }));
     opening.stream.abandon();
+    const type = opening.stream.headers.streamtype;
     opening.reject(
       new AppError({
         code: 'deadline-exceeded',
-        message: `The runtime did not accept the stream within ${timeoutMs} ms.`,
+        message: `The stream server did not open the ${type !== undefined ? `${type} ` : ''}stream within ${timeoutMs} ms.`,
         detail: `No SYN_REPLY for stream ${streamId} (${JSON.stringify(opening.stream.headers)}).`,
+        hint: 'The server acknowledges each stream; a silent one is overloaded or not a CRI stream server.',
       }),
     );
   }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { directDialer, type Dialer } from '../dial';
 import { encodeControlFrame } from './frames';
-import { UpgradeError, isUpgradeFailure, upgradeToSpdy } from './index';
+import { UpgradeError, isUpgradeFailure } from '../upgrade';
+import { upgradeToSpdy } from './index';
 import { FakeSpdyServer } from './testing/fake-spdy-server';
 
 const ALL = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];

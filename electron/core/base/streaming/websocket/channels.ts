@@ -1,6 +1,9 @@
 /**
  * A channel-multiplexed WebSocket (`*.channel.k8s.io`): one backpressured Readable per
- * output channel and one Writable per input channel over one socket.
+ * output channel and one Writable per input channel over one socket. Exec/attach
+ * (../remotecommand/websocket-streams.ts) and port-forward (../portforward/websocket.ts)
+ * both run on it; what a channel means is theirs to say. The one place messages are
+ * decoded (base64 variants included) is here, through protocol.ts.
  *
  * Flow control: the socket carries every channel, so when any channel's Readable is above
  * its high-water mark the whole socket is paused (TCP then pushes back on the server) and
@@ -20,15 +23,44 @@ import {
   MAX_MESSAGE_PAYLOAD,
   type ChannelEncoding,
 } from './protocol';
+import { logger } from '../../log';
 
 export interface ChannelConnectionOptions {
-  /** Channels the server writes (e.g. stdout, stderr, error). */
-  readonly outputs: readonly number[];
   /** Buffered bytes per output channel before the socket is paused. */
   readonly highWaterMark?: number;
   /** After we ask for a close, terminate if the server hasn't closed within this. */
   readonly closeTimeoutMs?: number;
+  /**
+   * Called with the first non-empty message of each output channel, before its payload is
+   * delivered: returns what of it is data, or throws an AppError that fails the connection.
+   * Port-forward uses it for the port number each channel starts with.
+   */
+  readonly preamble?: (channel: number, payload: Buffer) => Buffer;
+  /** The errors this connection fails with, in the words of the protocol carried on it. */
+  readonly errors?: Partial<ChannelErrors>;
 }
+
+export interface ChannelErrors {
+  /** ws found a violation of the WebSocket framing (`detail`: what it said). */
+  framing(detail: string): AppError;
+  /** The socket went away, or a write could not be made. */
+  lost(detail: string): AppError;
+}
+
+const defaultErrors: ChannelErrors = {
+  framing: (detail) =>
+    new AppError({
+      code: 'protocol-error',
+      message: 'The stream server broke the WebSocket protocol.',
+      detail,
+    }),
+  lost: (detail) =>
+    new AppError({
+      code: 'connection-lost',
+      message: 'The connection to the stream server was lost.',
+      detail,
+    }),
+};
 
 /** How the connection ended. `error` is set unless the server closed it cleanly. */
 export interface ConnectionEnd {
@@ -52,10 +84,11 @@ const defaultCloseTimeoutMs = 1000;
 /** Close codes that mean "ended on purpose" (1005: closed without a status code). */
 const normalCloseCodes = new Set([1000, 1005]);
 
-function swallow(): void {
-  // Errors on exposed streams are also reported through the session result; this listener
-  // only keeps an unobserved stream error from crashing the process.
-}
+/**
+ * Errors on exposed streams are also reported through the session result; this listener
+ * keeps an unobserved stream error from crashing the process, and the log has it at debug.
+ */
+const swallow = logger('streaming').failure('A WebSocket channel stream failed');
 
 export class ChannelConnection implements Disposable {
   readonly protocol: string;
@@ -63,52 +96,68 @@ export class ChannelConnection implements Disposable {
   private readonly encoding: ChannelEncoding;
   private readonly readables = new Map<number, Readable>();
   private readonly writables = new Set<Writable>();
+  /** Output channels whose preamble has been read (see `preamble`). */
+  private readonly started = new Set<number>();
   /** Output channels whose Readable is full: the socket stays paused while any is. */
   private readonly full = new Set<number>();
   private failure: AppError | undefined;
   /** Set once we start closing: `end` keeps received data readable, `abort` drops it. */
   private localClose: 'end' | 'abort' | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  private ended: ConnectionEnd | undefined;
   private resolveClosed!: (end: ConnectionEnd) => void;
   private readonly closeTimeoutMs: number;
+  private readonly highWaterMark: number;
+  private readonly errors: ChannelErrors;
 
+  /**
+   * Takes over a socket that connectWebSocket handed over paused; it stays paused until
+   * `start()`, so that no message arrives before its channel has a reader.
+   */
   constructor(
     private readonly ws: WebSocket,
-    options: ChannelConnectionOptions,
+    private readonly options: ChannelConnectionOptions = {},
   ) {
     this.protocol = ws.protocol;
     this.encoding = { base64: isBase64Protocol(ws.protocol) };
     this.closeTimeoutMs = options.closeTimeoutMs ?? defaultCloseTimeoutMs;
+    this.highWaterMark = options.highWaterMark ?? defaultHighWaterMark;
+    this.errors = { ...defaultErrors, ...options.errors };
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    const highWaterMark = options.highWaterMark ?? defaultHighWaterMark;
-    for (const channel of options.outputs) {
-      const readable = new Readable({
-        highWaterMark,
-        read: () => this.onDemand(channel),
-      });
-      readable.on('error', swallow);
-      this.readables.set(channel, readable);
-    }
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('error', (error) => this.onSocketError(error));
     ws.once('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
-    if (ws.readyState !== ws.OPEN) {
-      this.onClose(1006, 'not open');
-      return;
-    }
-    // connectWebSocket hands the socket over paused so nothing is missed before now.
-    ws.resume();
   }
 
   get isOpen(): boolean {
     return this.ws.readyState === this.ws.OPEN;
   }
 
-  /** The Readable for an output channel given in `outputs`. */
+  /** Starts reading: call once every output channel has its Readable. */
+  start(): void {
+    if (this.ended !== undefined) return;
+    if (!this.isOpen) {
+      this.onClose(1006, 'closed before the connection was set up');
+      return;
+    }
+    this.ws.resume();
+  }
+
+  /**
+   * The Readable of an output channel (the same one on every call). Messages on a channel
+   * nobody asked for before `start()` are dropped.
+   */
   readable(channel: number): Readable {
-    const readable = this.readables.get(channel);
-    if (readable === undefined) throw new Error(`channel ${channel} is not an output channel`);
+    const existing = this.readables.get(channel);
+    if (existing !== undefined) return existing;
+    const readable = new Readable({
+      highWaterMark: this.highWaterMark,
+      read: () => this.onDemand(channel),
+    });
+    readable.on('error', swallow);
+    this.readables.set(channel, readable);
+    if (this.ended !== undefined) this.settleReadable(readable, this.ended.error);
     return readable;
   }
 
@@ -123,18 +172,20 @@ export class ChannelConnection implements Disposable {
     });
     writable.on('error', swallow);
     this.writables.add(writable);
-    if (!this.isOpen) writable.destroy();
+    if (this.ended !== undefined) writable.destroy();
     return writable;
   }
 
   /** Sends the v5 CLOSE signal for a channel (the caller knows the protocol allows it). */
   sendClose(channel: number, callback: (error?: Error | null) => void): void {
     if (!this.isOpen) {
-      callback(this.lost('stdin could not be closed: the connection is gone'));
+      callback(
+        this.failure ?? this.errors.lost('the channel could not be closed: the connection is gone'),
+      );
       return;
     }
     this.ws.send(encodeClose(channel), { binary: true }, (error) =>
-      callback(error ? this.lost(error.message) : null),
+      callback(error ? this.errors.lost(error.message) : null),
     );
   }
 
@@ -156,6 +207,17 @@ export class ChannelConnection implements Disposable {
     this.close('abort');
   }
 
+  /**
+   * Closes the socket at once, without the close handshake, and discards unread data: for
+   * when every write has reached the socket and nothing more is wanted from the server.
+   */
+  terminate(): void {
+    if (this.localClose !== undefined) return;
+    this.localClose = 'abort';
+    for (const writable of this.writables) writable.destroy();
+    this.ws.terminate();
+  }
+
   private close(mode: 'end' | 'abort'): void {
     if (this.localClose !== undefined) return;
     this.localClose = mode;
@@ -168,7 +230,7 @@ export class ChannelConnection implements Disposable {
 
   private send(channel: number, data: Buffer, callback: (error?: Error | null) => void): void {
     if (!this.isOpen) {
-      callback(this.lost('the connection closed before the data was sent'));
+      callback(this.failure ?? this.errors.lost('the connection closed before the data was sent'));
       return;
     }
     // One message per MAX_MESSAGE_PAYLOAD slice; the callback waits for the last one to
@@ -182,7 +244,7 @@ export class ChannelConnection implements Disposable {
       this.ws.send(
         message,
         { binary: !this.encoding.base64 },
-        last ? (error) => callback(error ? this.lost(error.message) : null) : undefined,
+        last ? (error) => callback(error ? this.errors.lost(error.message) : null) : undefined,
       );
       offset = end;
     } while (offset < data.length);
@@ -196,13 +258,23 @@ export class ChannelConnection implements Disposable {
     try {
       ({ channel, payload } = decodeMessage(buffer, isBinary, this.encoding));
     } catch (error) {
-      this.fail(isAppError(error) ? error : this.lost(String(error)));
+      this.fail(isAppError(error) ? error : this.errors.lost(String(error)));
       return;
     }
     // The server's first message is empty (it marks the connection as established), and
     // channels we don't read (≥ 5 by protocol, or not requested) are ignored.
     const readable = this.readables.get(channel);
     if (readable === undefined || payload.length === 0) return;
+    if (this.options.preamble !== undefined && !this.started.has(channel)) {
+      this.started.add(channel);
+      try {
+        payload = this.options.preamble(channel, payload);
+      } catch (error) {
+        this.fail(isAppError(error) ? error : this.errors.lost(String(error)));
+        return;
+      }
+      if (payload.length === 0) return;
+    }
     // A consumer that destroyed its stream wants no more of it: drop, never pause for it
     // (that would stall every other channel, the status included).
     if (readable.destroyed || readable.readableEnded) return;
@@ -223,19 +295,10 @@ export class ChannelConnection implements Disposable {
     // sends a close frame and waits up to 30 s for the server's: a server that sends
     // garbage won't answer, so end the connection now.
     if (code.startsWith('WS_ERR_')) {
-      this.fail(
-        new AppError(
-          {
-            code: 'protocol-error',
-            message: 'The stream server broke the WebSocket protocol.',
-            detail: error.message,
-          },
-          { cause: error },
-        ),
-      );
+      this.fail(this.errors.framing(error.message));
       return;
     }
-    this.failure ??= this.lost(error.message);
+    this.failure ??= this.errors.lost(error.message);
   }
 
   private fail(error: AppError): void {
@@ -243,29 +306,27 @@ export class ChannelConnection implements Disposable {
     this.ws.terminate();
   }
 
-  private lost(detail: string): AppError {
-    return new AppError({
-      code: 'connection-lost',
-      message: 'The connection to the stream server was lost.',
-      detail,
-    });
-  }
-
   private onClose(code: number, reason: string): void {
+    if (this.ended !== undefined) return;
     if (this.closeTimer !== undefined) clearTimeout(this.closeTimer);
     const local = this.localClose !== undefined;
     let error = this.failure;
     if (error === undefined && !local && !normalCloseCodes.has(code)) {
-      error = this.lost(`WebSocket closed with code ${code}${reason !== '' ? ` (${reason})` : ''}`);
+      error = this.errors.lost(
+        `WebSocket closed with code ${code}${reason !== '' ? ` (${reason})` : ''}`,
+      );
     }
-    for (const readable of this.readables.values()) {
-      if (readable.readableEnded || readable.destroyed) continue;
-      // A clean end keeps what was received readable; a failure surfaces on the stream too.
-      if (error !== undefined) readable.destroy(error);
-      else if (this.localClose === 'abort') readable.destroy();
-      else readable.push(null);
-    }
+    this.ended = { code, reason, local, ...(error !== undefined && { error }) };
+    for (const readable of this.readables.values()) this.settleReadable(readable, error);
     for (const writable of this.writables) writable.destroy();
-    this.resolveClosed({ code, reason, local, ...(error !== undefined && { error }) });
+    this.resolveClosed(this.ended);
+  }
+
+  /** A clean end keeps what was received readable; a failure surfaces on the stream too. */
+  private settleReadable(readable: Readable, error: AppError | undefined): void {
+    if (readable.readableEnded || readable.destroyed) return;
+    if (error !== undefined) readable.destroy(error);
+    else if (this.localClose === 'abort') readable.destroy();
+    else readable.push(null);
   }
 }

@@ -1,170 +1,41 @@
 /**
- * Opens a WebSocket to a CRI stream URL through a Dialer (direct TCP, or a channel through
- * an SSH tunnel), with TLS layered on top for https stream URLs. Every failure is an
- * UpgradeError (as the SPDY layer's): with the HTTP `status` when the server answered
- * something other than 101, without one when it could not be reached, TLS failed, the
- * deadline passed or the caller cancelled.
+ * The WebSocket side of the upgrade (../upgrade.ts has the skeleton: deadline, abort, dial,
+ * TLS, refusals): ws's handshake on the dialled connection. Every failure is the same
+ * UpgradeError the SPDY upgrade throws, so fallback logic treats both alike.
  */
 import type { IncomingMessage } from 'node:http';
 import type { createConnection } from 'node:net';
-import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
-import { AppError } from '../../../../../shared/errors';
-import {
-  abortable,
-  connectTls,
-  describeError,
-  describeTlsFailure,
-  directDialer,
-  readRefusalBody,
-  type Dialer,
-  type StreamTlsOptions,
-} from '../dial';
+import type { AppError } from '../../../../../shared/errors';
+import { describeError } from '../dial';
+import { upgradeStream, type UpgradeContext, type UpgradeOptions } from '../upgrade';
 import { guardIncompleteFrames } from './frame-guard';
-import { upgradeFailure, upgradeRefused } from './upgrade-error';
 
-export type { StreamTlsOptions } from '../dial';
-
-export interface WebSocketConnectOptions {
-  readonly url: string;
-  /** Subprotocols in preference order; sent as one Sec-WebSocket-Protocol header. */
-  readonly protocols: readonly string[];
-  readonly dialer?: Dialer;
-  readonly tls?: StreamTlsOptions;
-  /**
-   * Bound on dial + TLS + HTTP upgrade, and on a frame that stalls half-way once the
-   * socket is open (see frame-guard.ts).
-   */
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
+export interface WebSocketConnectOptions extends UpgradeOptions {
   /** Largest message accepted from the server (bounds memory per message). */
   readonly maxPayload?: number;
 }
 
-export const defaultUpgradeTimeoutMs = 10_000;
 /** The server's messages are small (it copies in 32 KiB reads); anything huge is hostile. */
 const defaultMaxPayload = 32 * 1024 * 1024 + 1;
-interface Endpoint {
-  readonly secure: boolean;
-  readonly host: string;
-  readonly port: number;
-  readonly wsUrl: string;
+
+/**
+ * Opens a WebSocket to a CRI stream URL, with the offered subprotocols in one
+ * Sec-WebSocket-Protocol header. The socket is handed over paused (see below); a frame that
+ * stalls half-way once it is open fails it within `timeoutMs` (see frame-guard.ts).
+ */
+export function connectWebSocket(options: WebSocketConnectOptions): Promise<WebSocket> {
+  return upgradeStream(options, 'WebSocket', (context) => handshake(context, options));
 }
 
-export async function connectWebSocket(options: WebSocketConnectOptions): Promise<WebSocket> {
-  const offered = options.protocols;
-  const fail = (
-    code: Parameters<typeof upgradeFailure>[0],
-    message: string,
-    extra?: Parameters<typeof upgradeFailure>[3],
-  ): AppError => upgradeFailure(code, message, offered, extra);
-  const endpoint = parseStreamUrl(options.url, fail);
-  const timeoutMs = options.timeoutMs ?? defaultUpgradeTimeoutMs;
-
-  // One controller for the attempt: the deadline and the caller's signal both abort it,
-  // with the reason as an AppError, and every step in flight listens to it.
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        fail(
-          'deadline-exceeded',
-          `The stream server did not complete the WebSocket upgrade within ${timeoutMs} ms.`,
-          { detail: options.url },
-        ),
-      ),
-    timeoutMs,
-  );
-  const onCallerAbort = (): void =>
-    controller.abort(fail('cancelled', 'Opening the stream was cancelled.'));
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (options.signal?.aborted) onCallerAbort();
-  const signal = controller.signal;
-
-  const opened: Duplex[] = [];
-  try {
-    const raw = await abortable(
-      (options.dialer ?? directDialer)(endpoint.host, endpoint.port, signal),
-      signal,
-      (late) => late.destroy(),
-    ).catch((error: unknown) => {
-      if (signal.aborted) throw reason(signal);
-      throw fail(
-        'unavailable',
-        `Could not reach the stream server at ${endpoint.host}:${endpoint.port}.`,
-        {
-          detail: describeError(error),
-          hint: 'The runtime may have stopped, or its stream server address is not reachable from here.',
-          cause: error,
-        },
-      );
-    });
-    opened.push(raw);
-    let socket = raw;
-    if (endpoint.secure) {
-      socket = await connectTls(raw, endpoint.host, options.tls, signal).catch((error: unknown) => {
-        if (signal.aborted) throw reason(signal);
-        const failure = describeTlsFailure(error as Error);
-        throw fail(failure.code, failure.message, { ...failure, cause: error });
-      });
-      opened.push(socket);
-    }
-    return await upgrade(socket, endpoint, options, signal, fail);
-  } catch (error) {
-    for (const stream of opened) stream.destroy();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onCallerAbort);
-  }
-}
-
-type Fail = (
-  code: Parameters<typeof upgradeFailure>[0],
-  message: string,
-  extra?: Parameters<typeof upgradeFailure>[3],
-) => AppError;
-
-function parseStreamUrl(url: string, fail: Fail): Endpoint {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw fail('invalid-argument', 'The stream URL is not valid.', { detail: url });
-  }
-  const scheme = parsed.protocol;
-  if (!['http:', 'https:', 'ws:', 'wss:'].includes(scheme)) {
-    throw fail('invalid-argument', `The stream URL has an unsupported scheme (${scheme}).`, {
-      detail: url,
-    });
-  }
-  const secure = scheme === 'https:' || scheme === 'wss:';
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = parsed.port !== '' ? Number(parsed.port) : secure ? 443 : 80;
-  parsed.protocol = secure ? 'wss:' : 'ws:';
-  return { secure, host, port, wsUrl: parsed.href };
-}
-
-/** Why the attempt was aborted: the AppError we aborted with (deadline or caller). */
-function reason(signal: AbortSignal): AppError {
-  const value: unknown = signal.reason;
-  return value instanceof AppError
-    ? value
-    : new AppError({ code: 'cancelled', message: 'Opening the stream was cancelled.' });
-}
-
-function upgrade(
-  socket: Duplex,
-  endpoint: Endpoint,
-  options: WebSocketConnectOptions,
-  signal: AbortSignal,
-  fail: Fail,
-): Promise<WebSocket> {
+function handshake(context: UpgradeContext, options: WebSocketConnectOptions): Promise<WebSocket> {
+  const { socket, target, signal, protocols } = context;
   return new Promise((resolve, reject) => {
     // ws asks for a connection synchronously; ours is already dialled (the Dialer is
     // async), so hand it over. ws and node:http cope with a plain Duplex (an SSH channel).
     const handOver = (() => socket) as unknown as typeof createConnection;
-    const ws = new WebSocket(endpoint.wsUrl, [...options.protocols], {
+    const scheme = target.secure ? 'wss' : 'ws';
+    const ws = new WebSocket(`${scheme}://${target.hostHeader}${target.path}`, [...protocols], {
       createConnection: handOver,
       // The CRI stream server does not negotiate compression; don't offer it.
       perMessageDeflate: false,
@@ -180,32 +51,26 @@ function upgrade(
       signal.removeEventListener('abort', onAbort);
       ws.off('open', onOpen);
       ws.off('unexpected-response', onUnexpected);
+      ws.off('error', onError);
+      ws.off('close', onClose);
+      // Until the caller attaches its own listener (and after terminate(), which may still
+      // report one), an 'error' must not crash the process: the caller learns of it by 'close'.
+      ws.on('error', () => undefined);
       if (error === undefined) {
-        ws.off('error', onError);
-        ws.off('close', onClose);
-        // Until the caller attaches its own listener, an 'error' must not crash the process
-        // (the caller learns of it from 'close').
-        ws.on('error', () => undefined);
         resolve(ws);
       } else {
-        // A late 'error' from terminate() must not become an unhandled event.
-        ws.on('error', () => undefined);
         ws.terminate();
         socket.destroy();
         reject(error);
       }
     };
-    const onAbort = (): void => settle(reason(signal));
+    const onAbort = (): void => settle(context.aborted());
     const onOpen = (): void => {
-      if (!options.protocols.includes(ws.protocol)) {
+      if (!protocols.includes(ws.protocol)) {
         settle(
-          fail(
-            'failed-precondition',
-            'The stream server accepted the WebSocket but chose none of the offered protocols.',
-            {
-              status: 101,
-              detail: `offered ${options.protocols.join(', ')}; got "${ws.protocol}"`,
-            },
+          context.badSwitch(
+            'The stream server switched to WebSocket with none of the offered protocols.',
+            `offered ${protocols.join(', ')}; got "${ws.protocol}"`,
           ),
         );
         return;
@@ -214,37 +79,30 @@ function upgrade(
       // writes right after the upgrade (often in the same packet as the 101), and its
       // status and close may follow before our promise continuation runs.
       ws.pause();
-      guardIncompleteFrames(ws, socket, options.timeoutMs ?? defaultUpgradeTimeoutMs);
+      guardIncompleteFrames(ws, socket, context.timeoutMs);
       settle(undefined);
     };
     const onUnexpected = (_request: unknown, response: IncomingMessage): void => {
-      const status = response.statusCode ?? 0;
-      void readRefusalBody(response).then((body) =>
-        settle(upgradeRefused(status, body, options.protocols)),
-      );
+      void context.refused(response).then(settle);
     };
     const onError = (error: Error): void => {
       if (signal.aborted) {
-        settle(reason(signal));
+        settle(context.aborted());
         return;
       }
-      // ws checks the 101 itself: a subprotocol we did not offer, or none, is a refusal
-      // of everything offered (as a 403 would be), not a network failure.
+      // ws checks the 101 itself: a subprotocol we did not offer, or none, is a bad switch
+      // (the server answered, so a caller may fall back), not a network failure.
       if (/subprotocol/i.test(error.message)) {
         settle(
-          fail(
-            'failed-precondition',
+          context.badSwitch(
             'The stream server switched to WebSocket with none of the offered protocols.',
-            {
-              status: 101,
-              detail: error.message,
-            },
+            error.message,
           ),
         );
         return;
       }
       settle(
-        fail('unavailable', 'The WebSocket upgrade with the stream server failed.', {
+        context.fail('unavailable', 'The WebSocket upgrade with the stream server failed.', {
           detail: describeError(error),
           cause: error,
         }),
@@ -252,12 +110,10 @@ function upgrade(
     };
     const onClose = (): void =>
       settle(
-        fail(
+        context.fail(
           'unavailable',
           'The stream server closed the connection during the WebSocket upgrade.',
-          {
-            detail: options.url,
-          },
+          { detail: context.url },
         ),
       );
     signal.addEventListener('abort', onAbort, { once: true });

@@ -1,20 +1,14 @@
-export {
-  connectWebSocket,
-  defaultUpgradeTimeoutMs,
-  type StreamTlsOptions,
-  type WebSocketConnectOptions,
-} from './connect';
+/**
+ * The Kubernetes channel protocol over WebSocket: the upgrade (connect.ts) and the
+ * channel-multiplexed connection (channels.ts), which is the one place messages are
+ * encoded and decoded (protocol.ts, base64 variants included).
+ */
+export { connectWebSocket, type WebSocketConnectOptions } from './connect';
 export {
   ChannelConnection,
   type ChannelConnectionOptions,
+  type ChannelErrors,
   type ConnectionEnd,
   type WritableChannelOptions,
 } from './channels';
-export {
-  Channel,
-  MAX_MESSAGE_PAYLOAD,
-  decodeMessage,
-  encodeMessage,
-  encodeClose,
-} from './protocol';
-export { upgradeFailure, upgradeRefused } from './upgrade-error';
+export { Channel } from './protocol';

@@ -209,6 +209,8 @@ export class FakeSpdyConnection implements FrameHandler {
   readonly received: ControlFrame[] = [];
   /** DATA payload bytes the socket accepted from us. */
   bytesSent = 0;
+  /** True while a write waits for the socket to drain: the client stopped reading. */
+  waitingForDrain = false;
   /** Set to handle new streams (after the SYN_STREAM was decoded). */
   onStream: ((stream: FakeServerStream) => void) | undefined;
   autoReply: boolean;
@@ -316,8 +318,10 @@ export class FakeSpdyConnection implements FrameHandler {
   }
 
   private drained(): Promise<void> {
+    this.waitingForDrain = true;
     return new Promise<void>((resolve, reject) => {
       const cleanup = (): void => {
+        this.waitingForDrain = false;
         this.socket.off('drain', onDrain);
         this.socket.off('close', onClose);
       };

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../../../shared/errors';
-import { UpgradeError } from '../spdy';
+import { AppError } from '../../../../shared/errors';
 import { shouldFallback, UnmetRequirementError, withFallback } from './fallback';
-import type { RemoteStreams } from './streams';
+import { UpgradeError } from './upgrade';
 
 const upgradeError = (status: number | undefined, code: AppError['code']): UpgradeError =>
   new UpgradeError({ code, message: 'x', status, body: '', offered: [] });
@@ -24,7 +23,7 @@ describe('fallback', () => {
   });
 
   it('composes attempts: the secondary runs only when the predicate allows', async () => {
-    const streams = {} as RemoteStreams;
+    const streams = { kind: 'streams' };
     const calls: string[] = [];
     const failing = (error: unknown) => () => {
       calls.push('primary');

@@ -147,6 +147,24 @@ function sortArrow(sort: TableSort | undefined, column: string): string {
   return sort.direction === 'asc' ? '▲' : '▼';
 }
 
+export interface VirtualTableProps<Row extends { readonly key: string }> {
+  readonly label: string;
+  readonly rows: readonly Row[];
+  readonly columns: readonly Column<Row>[];
+  readonly selectedKey: string | undefined;
+  readonly sort?: TableSort;
+  readonly onSort?: (column: string) => void;
+  readonly onSelect: (key: string) => void;
+  readonly onActivate: (key: string) => void;
+  /** A single click activates a row (opens its details), not only a double click or Enter. */
+  readonly openOnClick?: boolean;
+  /** Keys the table itself doesn't handle (the view's shortcuts). */
+  readonly onKeyDown?: (event: KeyboardEvent) => void;
+  readonly handle?: Ref<VirtualTableHandle>;
+  /** Shown in place of the body when there are no rows. */
+  readonly empty?: ReactNode;
+}
+
 /**
  * A dense, virtualised, sortable table (an ARIA grid). Only the visible rows exist in the
  * DOM, so 5,000 rows cost what 40 do. Selection is by row key, not index: rows that move
@@ -165,23 +183,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
   onKeyDown,
   handle,
   empty,
-}: {
-  label: string;
-  rows: readonly Row[];
-  columns: readonly Column<Row>[];
-  selectedKey: string | undefined;
-  sort?: TableSort;
-  onSort?: (column: string) => void;
-  onSelect: (key: string) => void;
-  onActivate: (key: string) => void;
-  /** A single click activates a row (opens its details), not only a double click or Enter. */
-  openOnClick?: boolean;
-  /** Keys the table itself doesn't handle (the view's shortcuts). */
-  onKeyDown?: (event: KeyboardEvent) => void;
-  handle?: Ref<VirtualTableHandle>;
-  /** Shown in place of the body when there are no rows. */
-  empty?: ReactNode;
-}) {
+}: VirtualTableProps<Row>) {
   const idPrefix = useId();
   const scroller = useRef<HTMLDivElement>(null);
   const grid = useRef<HTMLDivElement>(null);

@@ -1,4 +1,4 @@
-import type { StringMap } from '../../../shared/model';
+import type { StringMap } from '../../../../shared/model';
 
 /** Labels or annotations, sorted by key; says "None" rather than showing nothing. */
 export function KeyValueTable({ entries, label }: { entries: StringMap; label: string }) {

@@ -13,6 +13,7 @@ import type {
   LogUpdate,
   LogView,
 } from '../../../../shared/model';
+import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
@@ -183,6 +184,7 @@ export class LogsController implements Disposable {
         }),
       });
       if (seq !== this.openSeq || this.disposed) {
+        // Superseded while opening: a close that fails finds the log gone already.
         void this.model.client.services.logs.close(info.logId).catch(() => undefined);
         return;
       }
@@ -225,6 +227,7 @@ export class LogsController implements Disposable {
     this.growthSearchTimer = undefined;
     const logId = this.state.info?.logId;
     if (logId !== undefined) {
+      // Moving on from this log: a close that fails finds it gone already (a lost node).
       void this.model.client.services.logs.close(logId).catch(() => undefined);
     }
   }
@@ -314,6 +317,7 @@ export class LogsController implements Disposable {
     if (logId === undefined) return;
     this.model.client.services.logs
       .search(logId, viewOf(this.state.streams), { text: '' }, 0)
+      // Only a head start: the search that follows reports any failure itself.
       .catch(() => undefined);
   }
 
@@ -475,9 +479,9 @@ function linesOf(model: AppModel, logId: string | undefined, streams: StreamChoi
   );
 }
 
-const featureKey = 'logs';
+const logsState = new FeatureState('logs', (model) => new LogsController(model));
 
 /** The Logs view's controller for this window (created on first use). */
 export function logsControllerOf(model: AppModel): LogsController {
-  return model.featureState(featureKey, (created) => new LogsController(created));
+  return model.featureState(logsState);
 }

@@ -1,0 +1,1 @@
+export { DiagnosticsServiceImpl, diagnosticsNode, type DiagnosticsOptions } from './service';
