@@ -1,16 +1,19 @@
-import type { RemoteCommandSession } from '../../electron/core/base/streaming';
+import type { Readable, Writable } from 'node:stream';
+
+/** Both ends of something running `cat`: a Porthole session, or a crictl process. */
+export interface EchoStreams {
+  readonly stdin?: Writable | null;
+  readonly stdout?: Readable | null;
+}
 
 /** Rounds that warm up both ends before anything is timed. */
 const warmUpRounds = 20;
 
 /**
- * Round trips of one short line through a session running `cat` (stdin on), timed from
- * the write to the echo's arrival; `rounds` timed ones after the warm-up.
+ * Round trips of one short line through `cat` (a session with stdin on, or a process),
+ * timed from the write to the echo's arrival; `rounds` timed ones after the warm-up.
  */
-export async function echoRoundTrips(
-  session: RemoteCommandSession,
-  rounds: number,
-): Promise<number[]> {
+export async function echoRoundTrips(session: EchoStreams, rounds: number): Promise<number[]> {
   const stdout = session.stdout!;
   let received = '';
   let waiting: { line: string; resolve: (at: number) => void } | undefined;

@@ -40,6 +40,7 @@ export const benches: readonly BenchEntry[] = [
     name: 'ssh',
     load: async () => fromRecord('ssh', (await import('./ssh')).runSshBench),
   },
+  { name: 'crictl', load: async () => (await import('./crictl')).crictlBench },
   { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
   { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
   {

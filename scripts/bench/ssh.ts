@@ -69,10 +69,17 @@ export const sshBench: BenchModule = {
   run: (context: BenchContext) => measure(context),
 };
 
-async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
-  const runtime = options.runtime ?? labRuntimes()[0];
-  if (runtime === undefined) throw new Error('The lab has no runtime.');
-  const log = options.log ?? (() => {});
+/** The lab's node behind a real sshd, as Porthole reaches it and as `ssh` does. */
+export interface SshNode {
+  readonly connection: SshNodeConnection;
+  /** The Host in `configPath`: `ssh -F configPath host …` reaches the node. */
+  readonly host: string;
+  /** An ssh_config with the host, its port, user and key; its known_hosts beside it. */
+  readonly configPath: string;
+  dispose(): Promise<void>;
+}
+
+export async function openSshNode(runtime: LabRuntime): Promise<SshNode> {
   const dir = await mkdtemp(join(tmpdir(), 'porthole-bench-ssh-'));
   const key = await generateKey(join(dir, 'id_ed25519'));
   const sshd = await Sshd.create({ authorizedKeys: [key.publicKey] });
@@ -81,13 +88,15 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
   const configPath = join(dir, 'ssh_config');
   await writeFile(
     configPath,
-    `Host bench-node\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n`,
+    `Host bench-node\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User root\n  IdentityFile ${key.privateKeyPath}\n` +
+      `  UserKnownHostsFile ${knownHostsPath}\n  StrictHostKeyChecking yes\n  BatchMode yes\n`,
   );
-  let connection: SshNodeConnection | undefined;
-  let cri: CriClient | undefined;
-  let podId: string | undefined;
+  const cleanUp = async (): Promise<void> => {
+    await sshd.dispose();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
-    connection = await SshNodeConnection.connect({
+    const connection = await SshNodeConnection.connect({
       target: { kind: 'ssh', host: 'bench-node', runtimeEndpoint: runtime.endpoint },
       configPaths: [configPath],
       knownHostsPath,
@@ -95,6 +104,30 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
       agentSocket: null,
       confirmHostKey: () => Promise.reject(new Error('The bench knows its host key.')),
     });
+    return {
+      connection,
+      host: 'bench-node',
+      configPath,
+      dispose: async () => {
+        connection.dispose();
+        await cleanUp();
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
+  const runtime = options.runtime ?? labRuntimes()[0];
+  if (runtime === undefined) throw new Error('The lab has no runtime.');
+  const log = options.log ?? (() => {});
+  const ssh = await openSshNode(runtime);
+  const connection = ssh.connection;
+  let cri: CriClient | undefined;
+  let podId: string | undefined;
+  try {
     cri = CriClient.create({ endpoint: connection.endpoint, timeoutMs: 60_000 });
     const podName = `bench-ssh-${randomBytes(3).toString('hex')}`;
     const sandbox = podSandboxConfig(podName, { runtime });
@@ -135,9 +168,7 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
       await cri?.removePod(podId).catch(() => undefined);
     }
     cri?.dispose();
-    connection?.dispose();
-    await sshd.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await ssh.dispose();
   }
 }
 
@@ -227,7 +258,10 @@ socket.on('end', () => parentPort.postMessage({ error: 'EOF after ' + body + ' b
 socket.write('GET ' + workerData.path + ' HTTP/1.0\\r\\n\\r\\n');
 `;
 
-function downloadInWorker(port: number, path: string): Promise<{ bytes: number; ms: number }> {
+export function downloadInWorker(
+  port: number,
+  path: string,
+): Promise<{ bytes: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(DOWNLOAD, { eval: true, workerData: { port, path } });
     worker.once('message', (message: { bytes: number; ms: number } | { error: string }) => {

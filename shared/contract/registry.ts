@@ -40,7 +40,7 @@ export const serviceMethods = {
   terminals: {
     probeShell: 2,
     open: 1,
-    write: 3,
+    write: 2,
     resize: 3,
     ack: 2,
     close: 1,
@@ -65,6 +65,41 @@ export const serviceMethods = {
 };
 
 export const serviceNames = Object.keys(serviceMethods) as readonly ServiceName[];
+
+/** The methods whose declared result is `void`: sent as one-way `notify` messages. */
+type NotificationName<S extends ServiceName> = {
+  [M in MethodName<S>]: Services[S][M] extends (...args: never[]) => infer R
+    ? R extends Promise<unknown>
+      ? never
+      : M
+    : never;
+}[MethodName<S>];
+
+export type NotifiedService = {
+  [S in ServiceName]: NotificationName<S> extends never ? never : S;
+}[ServiceName];
+
+/**
+ * The one-way methods (no result, no id): a pane's keystrokes, sizes and acknowledgements,
+ * whose order the port keeps and whose failures come back as events. `satisfies` keeps the
+ * list equal to the `void` methods of the interfaces.
+ */
+export const notificationMethods = {
+  terminals: ['write', 'resize', 'ack'],
+} as const satisfies { readonly [S in NotifiedService]: readonly NotificationName<S>[] };
+type UnlistedNotification = {
+  [S in NotifiedService]: Exclude<NotificationName<S>, (typeof notificationMethods)[S][number]>;
+}[NotifiedService];
+const allNotificationsListed: [UnlistedNotification] extends [never] ? true : UnlistedNotification =
+  true;
+void allNotificationsListed;
+
+/** Whether `service.method` is a notification (else a call, or nothing). */
+export function isNotification(service: string, method: string): boolean {
+  if (!Object.hasOwn(notificationMethods, service)) return false;
+  const methods: readonly string[] = notificationMethods[service as NotifiedService];
+  return methods.includes(method);
+}
 
 export const eventNames = [
   'nodes',

@@ -145,7 +145,7 @@ export type RunStep = 'pod' | `pull:${number}` | `create:${number}` | `start:${n
 
 /**
  * Exec and attach terminals. Output arrives on the `terminal` event and must be
- * acknowledged (`ack`) once drawn; a terminal lives until `close`, its process ends or its
+ * acknowledged (`ack`) once drawn, in whole batches (see `terminalFlow`); a terminal lives until `close`, its process ends or its
  * transport drops, whichever is first, and never because a view was closed.
  */
 export interface TerminalsService {
@@ -154,17 +154,24 @@ export interface TerminalsService {
    * Rejects with `not-found` when it has none of them (a distroless image).
    */
   probeShell(nodeId: string, containerId: string): Promise<readonly string[]>;
-  /** Opens the stream and resolves once it is up; output waits for a subscriber. */
+  /**
+   * Opens the stream and resolves once it is up; output waits for a subscriber. An exec
+   * without a command runs the container's shell, probed as `probeShell` does, in the
+   * same call (`TerminalInfo.command` says which).
+   */
   open(request: TerminalOpenRequest): Promise<TerminalInfo>;
   /**
-   * Sends input. `utf8`: text as typed or pasted; `binary`: one byte per character (what
-   * xterm.js reports for some mouse modes).
+   * Sends input: the bytes as the process reads them. A notification (see `Notifications`):
+   * a failure arrives as a `notice` on the `terminal` event.
    */
-  write(terminalId: string, data: string, encoding?: 'utf8' | 'binary'): Promise<void>;
-  /** Sends a window size; ignored without a tty. */
-  resize(terminalId: string, cols: number, rows: number): Promise<void>;
-  /** Acknowledges output bytes the pane has drawn (flow control). */
-  ack(terminalId: string, bytes: number): Promise<void>;
+  write(terminalId: string, data: Uint8Array): void;
+  /** Sends a window size; ignored without a tty. A notification. */
+  resize(terminalId: string, cols: number, rows: number): void;
+  /**
+   * Acknowledges output bytes the pane has drawn (flow control, see `terminalFlow`). A
+   * notification.
+   */
+  ack(terminalId: string, bytes: number): void;
   /** Ends the session (the process keeps running for attach). */
   close(terminalId: string): Promise<void>;
   /**

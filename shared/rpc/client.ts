@@ -1,5 +1,8 @@
 import {
+  isNotification,
+  notificationMethods,
   serviceMethods,
+  type NotifiedService,
   type EventArgument,
   type EventName,
   type EventPayload,
@@ -14,11 +17,29 @@ import { checkMessage, defaultRpcLimits, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
 import { parseServerMessage, type ClientMessage } from './protocol';
 
-/** Every contract method, as the UI calls it: plain data in, a Promise out. */
+/** Every contract call, as the UI makes it: plain data in, a Promise out. */
 export type ServicesProxy = {
   readonly [S in keyof Services]: {
-    readonly [M in keyof Services[S]]: Services[S][M] extends (...args: infer A) => infer R
+    readonly [
+      M in keyof Services[S] as Services[S][M] extends (...args: never[]) => Promise<unknown>
+        ? M
+        : never
+    ]: Services[S][M] extends (...args: infer A) => infer R
       ? (...args: A) => Promise<Awaited<R>>
+      : never;
+  };
+};
+
+/**
+ * Every contract notification (the `void` methods), as the UI sends it: nothing comes
+ * back. Sent in order; dropped once the connection is gone.
+ */
+export type NotifyProxy = {
+  readonly [S in NotifiedService]: {
+    readonly [M in (typeof notificationMethods)[S][number]]: Services[S][M] extends (
+      ...args: infer A
+    ) => void
+      ? (...args: A) => void
       : never;
   };
 };
@@ -27,6 +48,11 @@ export type EventListener<E extends EventName> = (payload: EventPayload<E>) => v
 
 export interface RpcClient extends Disposable {
   readonly services: ServicesProxy;
+  /**
+   * The one-way methods. Throws an AppError when the message breaks the limits (the caller
+   * splits what it sends, e.g. a long paste).
+   */
+  readonly notify: NotifyProxy;
   /** The same services; aborting `signal` cancels the calls made through them. */
   withSignal(signal: AbortSignalLike): ServicesProxy;
   /**
@@ -60,6 +86,13 @@ function connectionLost(): AppError {
     message: 'The connection to the Porthole core was lost.',
     hint: 'Porthole reconnects by itself; try again in a moment.',
   });
+}
+
+/** The arguments without trailing undefineds: JSON would turn them into nulls. */
+function trimmed(args: readonly unknown[]): unknown[] {
+  const kept = [...args];
+  while (kept.length > 0 && kept[kept.length - 1] === undefined) kept.pop();
+  return kept;
 }
 
 function cancelled(): AppError {
@@ -151,9 +184,6 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
     if (closed) return Promise.reject(connectionLost());
     if (signal?.aborted) return Promise.reject(cancelled());
     const id = nextId++;
-    // Trailing undefined arguments are omitted: JSON would turn them into nulls.
-    const trimmed = [...args];
-    while (trimmed.length > 0 && trimmed[trimmed.length - 1] === undefined) trimmed.pop();
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         if (!calls.delete(id)) return;
@@ -171,7 +201,7 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
           reject(error);
         },
       });
-      const refused = send({ type: 'call', id, service, method, args: trimmed });
+      const refused = send({ type: 'call', id, service, method, args: trimmed(args) });
       if (refused !== undefined) {
         calls.delete(id);
         reject(refused);
@@ -181,11 +211,18 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
     });
   };
 
+  const notify = (service: string, method: string, args: readonly unknown[]): void => {
+    if (closed) return;
+    const refused = send({ type: 'notify', service, method, args: trimmed(args) });
+    if (refused !== undefined) throw refused;
+  };
+
   const makeProxy = (signal?: AbortSignalLike): ServicesProxy => {
     const proxy: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
     for (const service of Object.keys(serviceMethods) as ServiceName[]) {
       const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(serviceMethods[service])) {
+        if (isNotification(service, method)) continue;
         methods[method] = (...args) => call(service, method, args, signal);
       }
       proxy[service] = Object.freeze(methods);
@@ -194,8 +231,21 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
     return Object.freeze(proxy) as unknown as ServicesProxy;
   };
 
+  const notifyProxy = {} as Record<string, Record<string, (...args: unknown[]) => void>>;
+  for (const service of Object.keys(notificationMethods) as NotifiedService[]) {
+    notifyProxy[service] = Object.freeze(
+      Object.fromEntries(
+        notificationMethods[service].map((method) => [
+          method,
+          (...args: unknown[]) => notify(service, method, args),
+        ]),
+      ),
+    );
+  }
+
   return {
     services: makeProxy(),
+    notify: Object.freeze(notifyProxy) as unknown as NotifyProxy,
     withSignal: (signal) => makeProxy(signal),
     get isClosed() {
       return closed;

@@ -1,6 +1,7 @@
 export {
   createClient,
   type ClientOptions,
+  type NotifyProxy,
   type RpcClient,
   type ServicesProxy,
   type EventListener,
@@ -16,3 +17,4 @@ export {
   type Message,
 } from './protocol';
 export { createAbortController } from './abort';
+export { decodeFrame, encodeFrame, type Frame } from './frames';

@@ -1,4 +1,5 @@
 import { toDisposable, type Disposable } from '../lifecycle';
+import { decodeFrame, encodeFrame } from './frames';
 
 /**
  * The one thing the RPC needs from a transport: send a message, hear messages, hear the
@@ -6,7 +7,10 @@ import { toDisposable, type Disposable } from '../lifecycle';
  * so the client and the dispatcher are the same code in every mode.
  */
 export interface MessagePortLike {
-  /** Sends one message. Messages are plain data (structured-clone and JSON safe). */
+  /**
+   * Sends one message: plain data, with Uint8Array payloads where the contract has bytes
+   * (structured clone carries them as they are, the WebSocket in binary frames).
+   */
   postMessage(message: unknown): void;
   onMessage(listener: (message: unknown) => void): Disposable;
   /** Fires once, when either side closes the port or the transport drops. */
@@ -17,7 +21,8 @@ export interface MessagePortLike {
 export interface MessagePortPairOptions {
   /**
    * How messages are copied between the ends: `structured` like a MessagePort,
-   * `json` like the WebSocket transport (undefined array items become null, etc.).
+   * `json` like the WebSocket transport: the same frames (frames.ts), so undefined array
+   * items become null and payloads travel in binary frames.
    */
   readonly clone?: 'structured' | 'json';
 }
@@ -27,8 +32,7 @@ type Clone = (value: unknown) => unknown;
 function cloner(kind: 'structured' | 'json'): Clone {
   const structured = (globalThis as { structuredClone?: Clone }).structuredClone;
   if (kind === 'structured' && structured !== undefined) return structured;
-  return (value) =>
-    value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
+  return (value) => (value === undefined ? undefined : decodeFrame(encodeFrame(value)));
 }
 
 class Emitter<T> {

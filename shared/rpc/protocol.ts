@@ -5,8 +5,13 @@ import type { AppErrorData } from '../errors';
  * subscriptions are numbered by the client; cancelling and unsubscribing are messages
  * too, so the work behind an abandoned call or a closed view stops on the server.
  *
- *   client → server: call, cancel, listen, unlisten
+ *   client → server: call, cancel, listen, unlisten, notify
  *   server → client: result | error (one per call), event* then listen-error (per listen)
+ *
+ * A `notify` is a one-way call: no id, no answer. The port keeps messages in order and the
+ * dispatcher runs each notification as it arrives, so a pane's keystrokes need neither a
+ * round trip nor a queue to stay in order; what fails is the service's to report (the
+ * terminals service sends a `notice` event).
  */
 export type ClientMessage =
   | {
@@ -23,7 +28,13 @@ export type ClientMessage =
       readonly event: string;
       readonly argument: unknown;
     }
-  | { readonly type: 'unlisten'; readonly id: number };
+  | { readonly type: 'unlisten'; readonly id: number }
+  | {
+      readonly type: 'notify';
+      readonly service: string;
+      readonly method: string;
+      readonly args: readonly unknown[];
+    };
 
 export type ServerMessage =
   | { readonly type: 'result'; readonly id: number; readonly value: unknown }
@@ -45,7 +56,13 @@ function isId(value: unknown): value is number {
 
 /** Reads a client message defensively: the other side is a page, and may be anything. */
 export function parseClientMessage(value: unknown): ClientMessage | undefined {
-  if (!isRecord(value) || !isId(value.id)) return undefined;
+  if (!isRecord(value)) return undefined;
+  if (value.type === 'notify') {
+    if (typeof value.service !== 'string' || typeof value.method !== 'string') return undefined;
+    if (!Array.isArray(value.args)) return undefined;
+    return { type: 'notify', service: value.service, method: value.method, args: value.args };
+  }
+  if (!isId(value.id)) return undefined;
   const id = value.id;
   switch (value.type) {
     case 'call':

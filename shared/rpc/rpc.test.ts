@@ -442,3 +442,101 @@ describe('limits, whatever carries the messages', () => {
     client.dispose();
   });
 });
+
+describe('rpc notifications', () => {
+  it('runs one-way methods in order, with no id and no answer', async () => {
+    const seen: unknown[][] = [];
+    const write = vi.fn((id: string, data: Uint8Array) => void seen.push([id, [...data]]));
+    const resize = vi.fn((id: string, cols: number, rows: number) => {
+      seen.push([id, cols, rows]);
+    });
+    const { client, clientPort } = setup(fakeServices({ terminals: { write, resize } }));
+    const answers: unknown[] = [];
+    clientPort.onMessage((message) => answers.push(message));
+    client.notify.terminals.write('t1', Uint8Array.from([0x61]));
+    client.notify.terminals.resize('t1', 80, 24);
+    client.notify.terminals.write('t1', Uint8Array.from([0x62, 0x63]));
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
+    expect(seen).toEqual([
+      ['t1', [0x61]],
+      ['t1', 80, 24],
+      ['t1', [0x62, 0x63]],
+    ]);
+    await tick();
+    expect(answers).toEqual([]);
+  });
+
+  it('carries payloads as bytes over the JSON transport too', async () => {
+    const write = vi.fn((_id: string, _data: Uint8Array) => undefined);
+    const { client } = setup(fakeServices({ terminals: { write } }), noEvents, 'json');
+    client.notify.terminals.write('t1', new TextEncoder().encode('é'));
+    await vi.waitFor(() => expect(write).toHaveBeenCalledOnce());
+    const data = write.mock.calls[0]?.[1];
+    expect(data).toBeInstanceOf(Uint8Array);
+    expect([...(data ?? [])]).toEqual([0xc3, 0xa9]);
+  });
+
+  it('sends nothing back when a notification fails, and tells the server log', async () => {
+    const write = () => {
+      throw new AppError({ code: 'not-found', message: 'There is no such terminal.' });
+    };
+    const [clientPort, serverPort] = createMessagePortPair();
+    const protocolErrors: AppError[] = [];
+    serve(serverPort, fakeServices({ terminals: { write } }), noEvents, {
+      onProtocolError: (error) => protocolErrors.push(error),
+    });
+    const received: unknown[] = [];
+    clientPort.onMessage((message) => received.push(message));
+    const client = createClient(clientPort);
+    client.notify.terminals.write('nope', Uint8Array.from([1]));
+    await vi.waitFor(() => expect(protocolErrors).toHaveLength(1));
+    expect(protocolErrors[0]?.code).toBe('not-found');
+    await tick();
+    expect(received).toEqual([]);
+  });
+
+  it('refuses a notification sent as a call, and a call sent as a notification', async () => {
+    const write = vi.fn();
+    const list = vi.fn(() => Promise.resolve([]));
+    const [clientPort, serverPort] = createMessagePortPair();
+    const protocolErrors: AppError[] = [];
+    serve(serverPort, fakeServices({ terminals: { write }, nodes: { list } }), noEvents, {
+      onProtocolError: (error) => protocolErrors.push(error),
+    });
+    const answers: unknown[] = [];
+    clientPort.onMessage((message) => answers.push(message));
+    clientPort.postMessage({
+      type: 'call',
+      id: 1,
+      service: 'terminals',
+      method: 'write',
+      args: [],
+    });
+    clientPort.postMessage({ type: 'notify', service: 'nodes', method: 'list', args: [] });
+    clientPort.postMessage({
+      type: 'notify',
+      service: 'terminals',
+      method: 'ack',
+      args: [1, 2, 3],
+    });
+    await vi.waitFor(() => expect(protocolErrors).toHaveLength(3));
+    expect(answers).toMatchObject([{ type: 'error', id: 1, error: { code: 'invalid-argument' } }]);
+    expect(write).not.toHaveBeenCalled();
+    expect(list).not.toHaveBeenCalled();
+  });
+
+  it('refuses to send a notification over the limits, and drops it after the close', () => {
+    const [clientPort] = createMessagePortPair();
+    const client = createClient(clientPort, { limits: { maxStringLength: 4 } });
+    expect(() => client.notify.terminals.write('t1', new Uint8Array(5))).toThrow(AppError);
+    client.dispose();
+    expect(() => client.notify.terminals.write('t1', new Uint8Array(5))).not.toThrow();
+  });
+
+  it('keeps the notifications out of the call proxy', () => {
+    const [clientPort] = createMessagePortPair();
+    const client = createClient(clientPort);
+    expect(Object.keys(client.services.terminals)).not.toContain('write');
+    expect(Object.keys(client.notify.terminals).sort()).toEqual(['ack', 'resize', 'write']);
+  });
+});

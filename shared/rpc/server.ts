@@ -1,5 +1,6 @@
 import {
   isEventName,
+  isNotification,
   methodArity,
   type EventSink,
   type EventSource,
@@ -21,6 +22,10 @@ export interface ServeOptions {
 
 function invalid(message: string, hint?: string): AppError {
   return new AppError({ code: 'invalid-argument', message, ...(hint !== undefined && { hint }) });
+}
+
+function asAppError(error: unknown): AppError {
+  return error instanceof AppError ? error : new AppError(toAppErrorData(error));
 }
 
 function exhausted(message: string, hint: string): AppError {
@@ -88,8 +93,46 @@ export function serve(
     return toAppErrorData(error);
   };
 
+  const handlerOf = (service: string, method: string): Handler | undefined => {
+    const handlers = services[service as keyof ServiceHandlers] as unknown as
+      Record<string, Handler> | undefined;
+    const handler = handlers?.[method];
+    return typeof handler === 'function' ? handler.bind(handlers) : undefined;
+  };
+
+  /**
+   * A one-way call: run at once, in arrival order, nothing sent back. The service reports
+   * its own failures (as events); what is left (a malformed notification, a handler that
+   * throws anyway) can only be logged.
+   */
+  const onNotify = (service: string, method: string, args: readonly unknown[]): void => {
+    const arity = methodArity(service, method);
+    if (arity === undefined || !isNotification(service, method)) {
+      const name = `${printableName(service)}.${printableName(method)}`;
+      refuse(invalid(`Unknown notification ${name}.`));
+      return;
+    }
+    if (args.length > arity) {
+      refuse(invalid(`${service}.${method} takes ${arity} arguments, got ${args.length}.`));
+      return;
+    }
+    const handler = handlerOf(service, method);
+    const padded = Array.from({ length: arity }, (_, index) => args[index] ?? undefined);
+    try {
+      const result: unknown = handler?.(...padded);
+      if (result instanceof Promise) result.catch((error: unknown) => refuse(asAppError(error)));
+    } catch (error) {
+      refuse(asAppError(error));
+    }
+  };
+
   const onCall = (id: number, service: string, method: string, args: readonly unknown[]): void => {
     const arity = methodArity(service, method);
+    if (arity !== undefined && isNotification(service, method)) {
+      const error = invalid(`${service}.${method} is a notification: send it with notify.`);
+      post({ type: 'error', id, error: refuse(error) });
+      return;
+    }
     if (arity === undefined) {
       const name = `${printableName(service)}.${printableName(method)}`;
       post({ type: 'error', id, error: refuse(invalid(`Unknown method ${name}.`)) });
@@ -189,7 +232,7 @@ export function serve(
       if (ended) started.dispose();
       else source = started;
     } catch (error) {
-      sink.error(error instanceof AppError ? error : new AppError(toAppErrorData(error)));
+      sink.error(asAppError(error));
     }
   };
 
@@ -218,6 +261,9 @@ export function serve(
       switch (message.type) {
         case 'call':
           onCall(message.id, message.service, message.method, message.args);
+          return;
+        case 'notify':
+          onNotify(message.service, message.method, message.args);
           return;
         case 'cancel': {
           const controller = calls.get(message.id);

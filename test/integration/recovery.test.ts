@@ -72,14 +72,18 @@ class Terminal implements Disposable {
         this.exit = event;
         return;
       }
-      const data = Buffer.from(event.data, 'base64');
+      if (event.type !== 'output') return;
+      const data = Buffer.from(event.data);
       this.text += data.toString('utf8');
-      client.services.terminals.ack(info.terminalId, data.length).catch(() => undefined);
+      client.notify.terminals.ack(info.terminalId, data.length);
     });
   }
 
   async echo(word: string): Promise<void> {
-    await this.client.services.terminals.write(this.info.terminalId, `echo ${word}-$((1+1))\r`);
+    this.client.notify.terminals.write(
+      this.info.terminalId,
+      new TextEncoder().encode(`echo ${word}-$((1+1))\r`),
+    );
     await eventually(() => expect(this.text).toContain(`${word}-2`));
   }
 

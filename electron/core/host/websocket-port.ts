@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import { Emitter } from '../../../shared/event';
 import { toDisposable } from '../../../shared/lifecycle';
-import type { MessagePortLike } from '../../../shared/rpc';
+import { decodeFrame, encodeFrame, type MessagePortLike } from '../../../shared/rpc';
 
 const MiB = 1024 * 1024;
 
@@ -36,8 +36,9 @@ export interface WebSocketPortOptions {
 }
 
 /**
- * The host's end of a WebSocket as the RPC's port: JSON text frames, one message each.
- * Binary frames are reserved for byte streams (terminals, logs) and ignored here. What the
+ * The host's end of a WebSocket as the RPC's port, one message per frame (frames.ts): JSON
+ * text frames for control, binary frames for messages that carry bytes (terminal output
+ * and input), whose payloads go as they are. What the
  * core sends is not capped per message (a resources snapshot of thousands of containers is
  * one), but what waits unread is (see OutgoingBufferLimits); what it receives is bounded by
  * the server's maxPayload and the RPC's own limits.
@@ -69,7 +70,8 @@ export function webSocketPort(
   return {
     postMessage(message) {
       if (closed || socket.readyState !== socket.OPEN) return;
-      socket.send(JSON.stringify(message), afterSend);
+      const frame = encodeFrame(message);
+      socket.send(frame, { binary: typeof frame !== 'string' }, afterSend);
       const queued = socket.bufferedAmount;
       if (queued > buffer.closeAbove) {
         // Whatever is queued goes with the socket; the RPC stops serving it at once.
@@ -82,7 +84,6 @@ export function webSocketPort(
     },
     onMessage(listener) {
       const handler = (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void => {
-        if (isBinary) return;
         let message: unknown;
         try {
           const bytes = Array.isArray(data)
@@ -90,9 +91,9 @@ export function webSocketPort(
             : Buffer.isBuffer(data)
               ? data
               : Buffer.from(data);
-          message = JSON.parse(bytes.toString('utf8'));
+          message = decodeFrame(isBinary ? bytes : bytes.toString('utf8'));
         } catch {
-          return; // the dispatcher only ever sees well-formed JSON
+          return; // the dispatcher only ever sees well-formed messages
         }
         listener(message);
       };

@@ -1,5 +1,8 @@
 import {
+  isNotification,
+  notificationMethods,
   serviceMethods,
+  type NotifiedService,
   type AbortSignalLike,
   type EventArgument,
   type EventName,
@@ -11,17 +14,23 @@ import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import {
   createClient,
   type MessagePortLike,
+  type NotifyProxy,
   type RpcClient,
   type ServicesProxy,
 } from '../../../shared/rpc';
 
-export type { ServicesProxy } from '../../../shared/rpc';
+export type { NotifyProxy, ServicesProxy } from '../../../shared/rpc';
 
 export type ConnectionState = 'connected' | 'reconnecting' | 'closed';
 
 /** What the UI holds: the contract's services and events, whatever carries them. */
 export interface PortholeClient extends Disposable {
   readonly services: ServicesProxy;
+  /**
+   * The one-way methods (a terminal's input, sizes and acks). While reconnecting they go
+   * nowhere: the terminals they are for end with the connection anyway.
+   */
+  readonly notify: NotifyProxy;
   /** The same services; aborting `signal` cancels the calls (e.g. a pull's Cancel button). */
   withSignal(signal: AbortSignalLike): ServicesProxy;
   /**
@@ -144,6 +153,7 @@ export function createPortholeClient(
     for (const service of Object.keys(serviceMethods) as ServiceName[]) {
       const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
       for (const method of Object.keys(serviceMethods[service])) {
+        if (isNotification(service, method)) continue;
         methods[method] = (...args) => {
           if (rpc === undefined) return Promise.reject(reconnecting());
           const target = (signal === undefined
@@ -162,10 +172,27 @@ export function createPortholeClient(
     return Object.freeze(services) as unknown as ServicesProxy;
   };
 
+  const notifyProxy: Record<string, Record<string, (...args: unknown[]) => void>> = {};
+  for (const service of Object.keys(notificationMethods) as NotifiedService[]) {
+    notifyProxy[service] = Object.freeze(
+      Object.fromEntries(
+        notificationMethods[service].map((method) => [
+          method,
+          (...args: unknown[]) => {
+            const target = rpc?.notify[service] as
+              Record<string, (...a: unknown[]) => void> | undefined;
+            target?.[method]?.(...args);
+          },
+        ]),
+      ),
+    );
+  }
+
   use(first);
 
   return {
     services: proxy(),
+    notify: Object.freeze(notifyProxy) as unknown as NotifyProxy,
     withSignal: (signal) => proxy(signal),
     mode,
     get connectionState() {

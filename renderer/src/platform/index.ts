@@ -3,11 +3,12 @@
  * which transport carries the contract (Electron MessagePort, or WebSocket in browser mode).
  */
 import type { EventSource, ServiceHandlers, Services } from '../../../shared/contract';
-import { createMessagePortPair, serve } from '../../../shared/rpc';
+import { createMessagePortPair, serve, type MessagePortLike } from '../../../shared/rpc';
 import { createPortholeClient, type PortholeClient } from './client';
 import { openWebSocketPort, requestElectronPort } from './port-adapters';
 
-export type { PortholeClient, ConnectionState, ServicesProxy } from './client';
+export type { PortholeClient, ConnectionState, NotifyProxy, ServicesProxy } from './client';
+export type { MessagePortLike } from '../../../shared/rpc';
 export type {
   Services,
   Events,
@@ -63,6 +64,8 @@ export interface InMemoryOptions {
   readonly mode?: PortholeClient['mode'];
   /** `json` copies messages the way the WebSocket does; default `structured`. */
   readonly clone?: 'structured' | 'json';
+  /** Stands between the client and its port (a test counting what crosses it). */
+  readonly wrapPort?: (port: MessagePortLike) => MessagePortLike;
 }
 
 /**
@@ -77,5 +80,6 @@ export function createInMemoryPorthole(
   const [clientPort, serverPort] = createMessagePortPair({ clone: options.clone ?? 'structured' });
   const server = serve(serverPort, services, events);
   serverPort.onClose(() => server.dispose());
-  return createPortholeClient(clientPort, options.mode ?? 'browser');
+  const port = options.wrapPort?.(clientPort) ?? clientPort;
+  return createPortholeClient(port, options.mode ?? 'browser');
 }

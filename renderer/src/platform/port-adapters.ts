@@ -1,10 +1,21 @@
 import { AppError } from '../../../shared/errors';
 import { toDisposable } from '../../../shared/lifecycle';
-import { defaultRpcLimits, type MessagePortLike } from '../../../shared/rpc';
+import {
+  decodeFrame,
+  defaultRpcLimits,
+  encodeFrame,
+  type MessagePortLike,
+} from '../../../shared/rpc';
 
 const encoder = new TextEncoder();
 
-/** A DOM MessagePort (what Electron's preload hands the page) as the RPC's port. */
+/**
+ * A DOM MessagePort (what Electron's preload hands the page) as the RPC's port. Payloads
+ * (Uint8Array) go by structured clone, copied, never transferred: Electron loses the data
+ * of a message whose transfer list holds an ArrayBuffer on its way to a MessagePortMain
+ * (electron/electron#34905), and the main process can't transfer one back (#37565). What
+ * the pane sends is small (keystrokes, paste pieces of 64 KiB with buffers of their own).
+ */
 export function fromDomMessagePort(port: MessagePort): MessagePortLike {
   const closeListeners = new Set<() => void>();
   let closed = false;
@@ -39,7 +50,8 @@ export function fromDomMessagePort(port: MessagePort): MessagePortLike {
 }
 
 /**
- * A WebSocket carrying the RPC as JSON text frames. Resolves once the socket is open;
+ * A WebSocket carrying the RPC, one message per frame (shared/rpc/frames.ts: JSON text for
+ * control, binary frames for bytes). Resolves once the socket is open;
  * rejects if it never opens (no session cookie, host gone). A message larger than the
  * host accepts is refused here with an AppError (the host would close the socket on it).
  */
@@ -49,6 +61,7 @@ export function openWebSocketPort(
 ): Promise<MessagePortLike> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
+    socket.binaryType = 'arraybuffer';
     const messageListeners = new Set<(message: unknown) => void>();
     const closeListeners = new Set<() => void>();
     let opened = false;
@@ -58,10 +71,12 @@ export function openWebSocketPort(
       resolve(port);
     });
     socket.addEventListener('message', (event: MessageEvent) => {
-      if (typeof event.data !== 'string') return; // binary frames are for byte streams, later
+      const data: unknown = event.data;
       let message: unknown;
       try {
-        message = JSON.parse(event.data);
+        if (typeof data === 'string') message = decodeFrame(data);
+        else if (data instanceof ArrayBuffer) message = decodeFrame(new Uint8Array(data));
+        else return;
       } catch {
         return;
       }
@@ -77,16 +92,20 @@ export function openWebSocketPort(
     const port: MessagePortLike = {
       postMessage(message) {
         if (socket.readyState !== WebSocket.OPEN) return;
-        const text = JSON.stringify(message);
+        const frame = encodeFrame(message);
         // At most 3 bytes of UTF-8 per UTF-16 unit: encode only when it could be too large.
-        if (text.length * 3 > maxMessageBytes && encoder.encode(text).length > maxMessageBytes) {
+        const tooLarge =
+          typeof frame === 'string'
+            ? frame.length * 3 > maxMessageBytes && encoder.encode(frame).length > maxMessageBytes
+            : frame.byteLength > maxMessageBytes;
+        if (tooLarge) {
           throw new AppError({
             code: 'resource-exhausted',
             message: `The request is larger than ${maxMessageBytes / (1024 * 1024)} MiB, the most one message may carry.`,
             hint: 'Send less at once (a smaller spec, a shorter paste).',
           });
         }
-        socket.send(text);
+        socket.send(frame);
       },
       onMessage(listener) {
         messageListeners.add(listener);

@@ -97,18 +97,11 @@ export function parseLeftoverProcess(value: unknown): LeftoverProcess {
   };
 }
 
-/** Input bytes: `utf8` as typed or pasted, `binary` one byte per character (0–255). */
-export function inputBytes(data: unknown, encoding: unknown): Buffer {
-  if (typeof data !== 'string') throw invalid('data must be a string.');
-  if (data.length > maxWriteLength) {
-    throw invalid(`data is too long (at most ${maxWriteLength} characters per write).`);
+/** Input bytes, as the pane encoded them (the process reads bytes, not text). */
+export function inputBytes(data: unknown): Buffer {
+  if (!(data instanceof Uint8Array)) throw invalid('data must be bytes (a Uint8Array).');
+  if (data.byteLength > maxWriteLength) {
+    throw invalid(`data is too long (at most ${maxWriteLength} bytes per write).`);
   }
-  const chosen = oneOf(encoding ?? 'utf8', 'encoding', ['utf8', 'binary'] as const);
-  if (chosen === 'utf8') return Buffer.from(data, 'utf8');
-  const bytes = Buffer.from(data, 'latin1');
-  // latin1 silently drops the high byte of anything above 0xFF: refuse instead.
-  if (bytes.toString('latin1') !== data) {
-    throw invalid('binary data must only hold characters 0–255.');
-  }
-  return bytes;
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }

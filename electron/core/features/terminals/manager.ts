@@ -26,7 +26,7 @@ import { endLeftover, findLeftover } from './leftover';
 import type { FlowLimits } from './output-flow';
 import { openSession } from './open-session';
 import { probeShell } from './shell-probe';
-import { endedError, Terminal } from './terminal';
+import { Terminal } from './terminal';
 
 export interface TerminalManagerOptions {
   readonly nodes: Pick<NodeManager, 'client' | 'dialer' | 'nodeName'>;
@@ -138,13 +138,17 @@ export class TerminalManager implements Disposable {
     return this.get(terminalId).subscribe(sink);
   }
 
-  write(terminalId: string, data: Buffer): Promise<void> {
-    if (this.endedIds.has(terminalId)) return Promise.reject(endedError());
-    return this.get(terminalId).write(data);
+  write(terminalId: string, data: Buffer): void {
+    if (!this.endedIds.has(terminalId)) this.get(terminalId).write(data);
   }
 
   resize(terminalId: string, cols: number, rows: number): void {
     if (!this.endedIds.has(terminalId)) this.get(terminalId).resize(cols, rows);
+  }
+
+  /** A notification for a terminal the page named was refused: tell its pane. */
+  notice(terminalId: string, error: AppError): void {
+    this.terminals.get(terminalId)?.notice(error);
   }
 
   ack(terminalId: string, bytes: number): void {

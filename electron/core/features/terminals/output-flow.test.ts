@@ -25,11 +25,9 @@ function setup(overrides: Partial<FlowLimits> = {}) {
 
 const bytes = (n: number, fill = 'x'): Buffer => Buffer.alloc(n, fill);
 const decoded = (events: readonly TerminalEvent[]): string =>
-  events
-    .map((e) => (e.type === 'output' ? Buffer.from(e.data, 'base64').toString() : '|exit'))
-    .join('');
+  events.map((e) => (e.type === 'output' ? Buffer.from(e.data).toString() : '|exit')).join('');
 const outputBytes = (events: readonly TerminalEvent[]): number =>
-  events.reduce((n, e) => n + (e.type === 'output' ? Buffer.from(e.data, 'base64').length : 0), 0);
+  events.reduce((n, e) => n + (e.type === 'output' ? Buffer.from(e.data).length : 0), 0);
 
 describe('OutputFlow', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -79,9 +77,9 @@ describe('OutputFlow', () => {
     expect(events).toHaveLength(1);
     flow.push('stdout', bytes(300));
     // 600 pending ≥ 400: sent without waiting, in pieces of at most 400.
-    expect(
-      events.map((e) => (e.type === 'output' ? Buffer.from(e.data, 'base64').length : 0)),
-    ).toEqual([1, 400, 200]);
+    expect(events.map((e) => (e.type === 'output' ? Buffer.from(e.data).length : 0))).toEqual([
+      1, 400, 200,
+    ]);
   });
 
   it('keeps stdout and stderr apart and in order', () => {
@@ -136,8 +134,7 @@ describe('OutputFlow', () => {
     ]);
     expect(outputBytes(events)).toBe(flow.inFlight);
     for (const event of events) {
-      if (event.type === 'output')
-        expect(Buffer.from(event.data, 'base64').length).toBeLessThanOrEqual(400);
+      if (event.type === 'output') expect(Buffer.from(event.data).length).toBeLessThanOrEqual(400);
     }
     flow.ack(outputBytes(events));
     expect(calls).toEqual(['pause', 'resume']);

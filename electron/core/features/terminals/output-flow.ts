@@ -11,7 +11,7 @@
  * must not wait on the coalescing window.
  */
 import type { Disposable } from '../../../../shared/lifecycle';
-import type { TerminalEvent } from '../../../../shared/model';
+import { terminalFlow, type TerminalEvent } from '../../../../shared/model';
 
 export type OutputStreamName = 'stdout' | 'stderr';
 export type TerminalExitEvent = Extract<TerminalEvent, { type: 'exit' }>;
@@ -23,13 +23,13 @@ export interface FlowLimits {
   readonly lowWatermark: number;
   /** How long chunks after the first of a burst wait to be sent together. */
   readonly coalesceMs: number;
-  /** The largest output event (raw bytes, before base64). */
+  /** The largest output event, in bytes. */
   readonly maxEventBytes: number;
 }
 
 export const defaultFlowLimits: FlowLimits = {
-  highWatermark: 100 * 1024,
-  lowWatermark: 5 * 1024,
+  highWatermark: terminalFlow.highWatermark,
+  lowWatermark: terminalFlow.lowWatermark,
   coalesceMs: 4,
   maxEventBytes: 64 * 1024,
 };
@@ -210,7 +210,7 @@ export class OutputFlow implements Disposable {
         else this.queue.shift();
         this.queuedBytes -= piece.length;
         this.unacknowledged += piece.length;
-        deliver({ type: 'output', stream: head.stream, data: piece.toString('base64') });
+        deliver({ type: 'output', stream: head.stream, data: ownBytes(piece) });
       }
     } finally {
       this.flushing = false;
@@ -223,4 +223,17 @@ export class OutputFlow implements Disposable {
 function joined(chunks: readonly Buffer[]): Buffer {
   const [only] = chunks;
   return chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks);
+}
+
+/**
+ * The bytes as a plain Uint8Array of their own. Electron's MessagePortMain can't transfer
+ * an ArrayBuffer (electron/electron#37565), so a payload is copied by structured clone,
+ * and that copies a view's whole buffer (a socket chunk's, a Buffer pool's slab): a view
+ * into a larger one is copied first, to exactly its bytes.
+ */
+function ownBytes(piece: Buffer): Uint8Array {
+  if (piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength) {
+    return new Uint8Array(piece.buffer, 0, piece.byteLength);
+  }
+  return new Uint8Array(piece);
 }

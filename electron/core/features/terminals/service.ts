@@ -1,4 +1,5 @@
 import type { CallContext, EventSource, ServiceHandler } from '../../../../shared/contract';
+import { AppError, isAppError, toAppErrorData } from '../../../../shared/errors';
 import type { LeftoverProcess, LeftoverRef, TerminalInfo } from '../../../../shared/model';
 import {
   inputBytes,
@@ -34,31 +35,38 @@ export class TerminalsServiceImpl implements ServiceHandler<'terminals'> {
     );
   }
 
-  async write(terminalId: string, data: string, encoding?: 'utf8' | 'binary'): Promise<void> {
+  // The notifications. Their failures go to the terminal's pane as a `notice`; one that
+  // names no terminal (or not as a string) has no pane to tell, and throws for the log.
+  write(terminalId: string, data: Uint8Array): void {
     const id = requireString(terminalId, 'terminalId');
-    await this.terminals.write(id, inputBytes(data, encoding));
+    this.notifying(id, () => this.terminals.write(id, inputBytes(data)));
   }
 
-  resize(terminalId: string, cols: number, rows: number): Promise<void> {
-    this.terminals.resize(
-      requireString(terminalId, 'terminalId'),
-      requireDimension(cols, 'cols'),
-      requireDimension(rows, 'rows'),
+  resize(terminalId: string, cols: number, rows: number): void {
+    const id = requireString(terminalId, 'terminalId');
+    this.notifying(id, () =>
+      this.terminals.resize(id, requireDimension(cols, 'cols'), requireDimension(rows, 'rows')),
     );
-    return Promise.resolve();
   }
 
-  ack(terminalId: string, bytes: number): Promise<void> {
-    this.terminals.ack(
-      requireString(terminalId, 'terminalId'),
-      requireNonNegativeInteger(bytes, 'bytes'),
-    );
-    return Promise.resolve();
+  ack(terminalId: string, bytes: number): void {
+    const id = requireString(terminalId, 'terminalId');
+    this.notifying(id, () => this.terminals.ack(id, requireNonNegativeInteger(bytes, 'bytes')));
   }
 
   close(terminalId: string): Promise<void> {
     this.terminals.close(requireString(terminalId, 'terminalId'));
     return Promise.resolve();
+  }
+
+  private notifying(terminalId: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      const refused = isAppError(error) ? error : new AppError(toAppErrorData(error));
+      if (this.terminals.find(terminalId) === undefined) throw refused;
+      this.terminals.notice(terminalId, refused);
+    }
   }
 
   async findLeftover(

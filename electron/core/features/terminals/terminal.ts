@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream';
 import type { EventSink } from '../../../../shared/contract';
-import { AppError } from '../../../../shared/errors';
+import { AppError, toAppErrorData } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { TerminalEvent, TerminalInfo } from '../../../../shared/model';
 import type { SessionHandle } from '../sessions';
@@ -133,36 +133,43 @@ export class Terminal implements Disposable {
     });
   }
 
-  /** Input for the process; resolves once the transport took it. */
-  write(data: Buffer): Promise<void> {
+  /**
+   * Input for the process, in the order it arrives. What can't be delivered is told to the
+   * subscriber as a `notice` (input comes as notifications: there is no call to reject).
+   */
+  write(data: Buffer): void {
     const stdin = this.options.session.stdin;
-    if (this.ended) return Promise.reject(endedError());
+    if (this.ended) return; // the pane hears the exit; late keystrokes have nowhere to go
     if (stdin === undefined || !this.options.info.stdin) {
-      return Promise.reject(
+      this.notice(
         new AppError({
           code: 'failed-precondition',
           message: 'This terminal takes no input: the container was started without stdin.',
         }),
       );
+      return;
     }
     if (stdin.writableLength > maxPendingInputBytes) {
-      return Promise.reject(
+      this.notice(
         new AppError({
           code: 'resource-exhausted',
           message: 'Too much input is waiting for the container to read it.',
           hint: 'Wait for the process to catch up, then paste the rest.',
         }),
       );
+      return;
     }
-    if (data.length === 0) return Promise.resolve();
+    if (data.length === 0) return;
     this.options.handle.countOut(data.length);
     this.flow.inputSent();
-    return new Promise((resolve, reject) => {
-      stdin.write(data, (error) => {
-        if (error == null) resolve();
-        else reject(this.ended ? endedError() : inputClosedError(error));
-      });
+    stdin.write(data, (error) => {
+      if (error != null && !this.ended) this.notice(inputClosedError(error));
     });
+  }
+
+  /** Something the pane should show without the session ending. */
+  notice(error: AppError): void {
+    if (!this.ended) this.sink?.next({ type: 'notice', error: toAppErrorData(error) });
   }
 
   /** A new size for the PTY; without a tty there is none to size. */

@@ -2,7 +2,7 @@
 import type { AppModel } from '../../app/model';
 import type { ResourceAction } from '../../app/registry';
 import type { ContainerRow } from '../resources/model';
-import type { TerminalTarget } from './connection';
+import type { TerminalTarget } from './core-link';
 import { openRunCommandDialog } from './RunCommandDialog';
 import { terminalsOf } from './store';
 

@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { base64ToBytes, incompleteUtf8Tail, StreamShaper, stderrEnd, stderrStart } from './bytes';
+import { incompleteUtf8Tail, StreamShaper, stderrEnd, stderrStart } from './bytes';
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 const utf8 = (value: string): Uint8Array => new TextEncoder().encode(value);
-
-describe('base64ToBytes', () => {
-  it('decodes to the exact bytes, including ones that are not UTF-8', () => {
-    const bytes = Uint8Array.from([0, 1, 0x7f, 0x80, 0xc3, 0xff, 0x1b, 0x5b]);
-    expect([...base64ToBytes(Buffer.from(bytes).toString('base64'))]).toEqual([...bytes]);
-  });
-
-  it('decodes a multibyte character split into two payloads into the same bytes', () => {
-    const euro = utf8('€'); // e2 82 ac
-    const first = base64ToBytes(Buffer.from(euro.subarray(0, 2)).toString('base64'));
-    const second = base64ToBytes(Buffer.from(euro.subarray(2)).toString('base64'));
-    expect([...first, ...second]).toEqual([...euro]);
-  });
-
-  it('decodes the empty payload', () => {
-    expect(base64ToBytes('').length).toBe(0);
-  });
-});
 
 describe('incompleteUtf8Tail', () => {
   it('is 0 at a character boundary', () => {

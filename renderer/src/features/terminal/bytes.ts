@@ -4,20 +4,6 @@
  * string here would mangle a character split between two chunks, and any non-UTF-8 byte.
  */
 
-interface Uint8ArrayWithBase64 {
-  fromBase64?: (base64: string) => Uint8Array;
-}
-
-/** base64 → bytes, with the native decoder where the engine has one. */
-export function base64ToBytes(base64: string): Uint8Array {
-  const native = (Uint8Array as unknown as Uint8ArrayWithBase64).fromBase64;
-  if (native !== undefined) return native(base64);
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return bytes;
-}
-
 /** The length of the UTF-8 sequence a lead byte starts; 1 for ASCII and invalid bytes. */
 function sequenceLength(lead: number): number {
   if (lead >= 0xc2 && lead <= 0xdf) return 2;

@@ -14,6 +14,11 @@ export interface TerminalDebugEntry {
   readonly term: Terminal;
   /** Output bytes received from the core so far. */
   readonly bytesReceived: () => number;
+  /**
+   * An xterm like this pane's (options, renderer, size, place) with nothing of Porthole
+   * behind it: what the bench writes the same flood into, for the limit.
+   */
+  readonly twin: () => { readonly term: Terminal; dispose(): void };
 }
 
 export interface TerminalDebugHandle {

@@ -1,121 +1,66 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AckBatcher, InputQueue, maxInputPiece } from './flow';
+import { terminalFlow } from '../../../../shared/model';
+import { AckBatcher, inputBytes, inputPieces, maxInputPiece } from './flow';
 
 describe('AckBatcher', () => {
-  it('acknowledges once the write queue drains, with the bytes the core sent', () => {
-    const send = vi.fn();
-    const acks = new AckBatcher(send, 16 * 1024);
-    const first = acks.track(100);
-    const second = acks.track(200);
-    first();
-    expect(send).not.toHaveBeenCalled(); // the second write is still queued in xterm
-    second();
-    expect(send).toHaveBeenCalledExactlyOnceWith(300);
-  });
-
-  it('acknowledges in batches of at least 16 KiB while xterm is behind', () => {
+  it('acknowledges only whole batches, whenever xterm parses them', () => {
     const send = vi.fn();
     const acks = new AckBatcher(send, 16 * 1024);
     const callbacks = Array.from({ length: 10 }, () => acks.track(4096));
     for (const done of callbacks.slice(0, 9)) done();
-    // 9 × 4 KiB parsed, one write still queued: two batches of 16 KiB, 4 KiB pending.
+    // 9 × 4 KiB parsed: two batches of 16 KiB, 4 KiB pending.
     expect(send.mock.calls).toEqual([[16384], [16384]]);
     expect(acks.pending).toBe(4096);
     callbacks[9]?.();
-    expect(send.mock.calls).toEqual([[16384], [16384], [8192]]);
-    expect(acks.pending).toBe(0);
+    // xterm is idle now, and 8 KiB stay unacknowledged: less than a batch is never sent.
+    expect(send.mock.calls).toEqual([[16384], [16384]]);
+    expect(acks.pending).toBe(8192);
+  });
+
+  it('sends several batches at once as one acknowledgement', () => {
+    const send = vi.fn();
+    const acks = new AckBatcher(send, 1000);
+    acks.track(2500)();
+    expect(send.mock.calls).toEqual([[2000]]);
+    expect(acks.pending).toBe(500);
+  });
+
+  it('never acknowledges an echo', () => {
+    const send = vi.fn();
+    const acks = new AckBatcher(send);
+    for (let key = 0; key < 100; key += 1) acks.track(1)();
+    expect(send).not.toHaveBeenCalled();
   });
 
   it('counts a callback once even if called twice', () => {
     const send = vi.fn();
-    const acks = new AckBatcher(send);
+    const acks = new AckBatcher(send, 10);
     const done = acks.track(10);
     done();
     done();
     expect(send).toHaveBeenCalledExactlyOnceWith(10);
   });
+
+  it('refuses a batch larger than the low watermark, which could stall the output', () => {
+    expect(() => new AckBatcher(vi.fn(), terminalFlow.lowWatermark + 1)).toThrow(RangeError);
+    expect(terminalFlow.ackBatchBytes).toBeLessThanOrEqual(terminalFlow.lowWatermark);
+    expect(terminalFlow.lowWatermark).toBeLessThan(terminalFlow.highWatermark);
+  });
 });
 
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
-  let resolve!: () => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-describe('InputQueue', () => {
-  it('sends a keystroke at once, and what is typed meanwhile together, in order', async () => {
-    const calls: [string, string][] = [];
-    const pending: ReturnType<typeof deferred>[] = [];
-    const queue = new InputQueue((data, encoding) => {
-      calls.push([data, encoding]);
-      const next = deferred();
-      pending.push(next);
-      return next.promise;
-    }, vi.fn());
-    queue.push('l');
-    queue.push('s');
-    queue.push(' ');
-    queue.push('\x1b[M !!', 'binary');
-    queue.push('\r');
-    expect(calls).toEqual([['l', 'utf8']]); // one call in flight
-    pending[0]?.resolve();
-    await vi.waitFor(() => expect(calls).toHaveLength(2));
-    expect(calls[1]).toEqual(['s ', 'utf8']);
-    pending[1]?.resolve();
-    await vi.waitFor(() => expect(calls).toHaveLength(3));
-    expect(calls[2]).toEqual(['\x1b[M !!', 'binary']);
-    pending[2]?.resolve();
-    await vi.waitFor(() => expect(calls).toHaveLength(4));
-    expect(calls[3]).toEqual(['\r', 'utf8']);
+describe('input bytes', () => {
+  it('encodes typed text as UTF-8 and mouse reports one byte per character', () => {
+    expect([...inputBytes('é€', 'utf8')]).toEqual([0xc3, 0xa9, 0xe2, 0x82, 0xac]);
+    expect([...inputBytes('\x1b[M\xff', 'binary')]).toEqual([0x1b, 0x5b, 0x4d, 0xff]);
   });
 
-  it('sends a long paste in pieces an RPC message can carry, never splitting a character', async () => {
-    const pieces: string[] = [];
-    const queue = new InputQueue((data) => {
-      pieces.push(data);
-      return Promise.resolve();
-    }, vi.fn());
-    // An emoji (two UTF-16 units) straddles the first piece boundary.
-    const paste = `${'a'.repeat(maxInputPiece - 1)}😀${'b'.repeat(150_000)}`;
-    queue.push(paste);
-    await vi.waitFor(() => expect(pieces.join('')).toBe(paste));
-    expect(pieces.length).toBeGreaterThan(2);
-    for (const piece of pieces) {
-      expect(piece.length).toBeLessThanOrEqual(maxInputPiece);
-      // No lone surrogate at either end.
-      expect(piece).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
-    }
-  });
-
-  it('reports a refused write and goes on with the next input', async () => {
-    const onError = vi.fn();
-    const send = vi
-      .fn<(data: string) => Promise<void>>()
-      .mockRejectedValueOnce(new Error('gone'))
-      .mockResolvedValue(undefined);
-    const queue = new InputQueue(send, onError);
-    queue.push('a');
-    await vi.waitFor(() => expect(onError).toHaveBeenCalledOnce());
-    queue.push('b');
-    await vi.waitFor(() => expect(send).toHaveBeenCalledTimes(2));
-    expect(send.mock.calls[1]?.[0]).toBe('b');
-  });
-
-  it('drops queued input and refuses more once stopped', async () => {
-    const first = deferred();
-    const send = vi.fn(() => first.promise);
-    const queue = new InputQueue(send, vi.fn());
-    queue.push('a');
-    queue.push('b');
-    queue.stop();
-    queue.push('c');
-    first.resolve();
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(send).toHaveBeenCalledOnce();
+  it('splits a long paste into pieces with buffers of their own', () => {
+    const paste = inputBytes('x'.repeat(maxInputPiece * 2 + 5), 'utf8');
+    const pieces = inputPieces(paste);
+    expect(pieces.map((piece) => piece.length)).toEqual([maxInputPiece, maxInputPiece, 5]);
+    // A structured clone of a piece copies that piece, not the whole paste.
+    for (const piece of pieces) expect(piece.buffer.byteLength).toBe(piece.length);
+    const short = inputBytes('ls', 'utf8');
+    expect(inputPieces(short)).toEqual([short]);
   });
 });

@@ -1,116 +1,79 @@
 /**
- * Flow control and input ordering between a pane and the core.
+ * Flow control and input between a pane and the core.
  *
  * Output: the core stops reading from the container while too many bytes are
- * unacknowledged (about 100 KiB), so the pane acknowledges what xterm has actually parsed
- * (its write callbacks), not what arrived. One `ack` per chunk would be an RPC per few KiB;
- * batching them keeps the window moving with a fraction of the calls.
+ * unacknowledged (shared/model `terminalFlow`), so the pane acknowledges what xterm has
+ * actually parsed (its write callbacks), not what arrived, and only in whole batches, as
+ * VS Code's AckDataBufferer does: an echoed keystroke costs no acknowledgement, and the
+ * batch being no larger than the core's low watermark, what stays unacknowledged can
+ * never keep the core paused.
  */
+import { terminalFlow } from '../../../../shared/model';
 
-export const ackBatchBytes = 16 * 1024;
+export const ackBatchBytes = terminalFlow.ackBatchBytes;
 
 export class AckBatcher {
-  private inFlight = 0;
   private drawn = 0;
 
   constructor(
     private readonly send: (bytes: number) => void,
-    private readonly batchBytes = ackBatchBytes,
-  ) {}
+    private readonly batchBytes: number = ackBatchBytes,
+  ) {
+    if (batchBytes > terminalFlow.lowWatermark) {
+      throw new RangeError('An ack batch larger than the low watermark can stall the output.');
+    }
+  }
 
   /**
    * Call once per `term.write`; pass what it returns as the write's callback. `bytes` is
    * what the core sent (before any local decoration), so the two counts agree.
    */
   track(bytes: number): () => void {
-    this.inFlight += 1;
     let called = false;
     return () => {
       if (called) return;
       called = true;
-      this.inFlight -= 1;
       this.drawn += bytes;
-      // Acknowledge in batches, and at once when xterm has caught up: an idle pane must
-      // never sit on a few unacknowledged bytes that keep the core waiting.
-      if (this.drawn >= this.batchBytes || this.inFlight === 0) this.flush();
+      if (this.drawn < this.batchBytes) return;
+      const whole = this.drawn - (this.drawn % this.batchBytes);
+      this.drawn -= whole;
+      this.send(whole);
     };
   }
 
-  /** Bytes parsed but not yet acknowledged. */
+  /** Bytes parsed but not yet acknowledged (less than one batch). */
   get pending(): number {
     return this.drawn;
-  }
-
-  flush(): void {
-    if (this.drawn === 0) return;
-    const bytes = this.drawn;
-    this.drawn = 0;
-    this.send(bytes);
   }
 }
 
 export type InputEncoding = 'utf8' | 'binary';
 
-/**
- * Keystrokes and pastes, in order. Each `write` is an RPC; the core may handle two calls
- * concurrently, so a second keystroke must not overtake the first. One call is in flight
- * at a time and what is typed meanwhile goes out together with the next call: a single
- * keystroke leaves at once, a burst costs one round trip. A long paste goes out in pieces
- * of at most `maxPiece` characters, each well inside what one RPC message may carry.
- */
+/** A paste goes out in pieces of at most this many bytes, well inside one RPC message. */
 export const maxInputPiece = 64 * 1024;
 
-export class InputQueue {
-  private readonly queued: { data: string; encoding: InputEncoding }[] = [];
-  private sending = false;
-  private stopped = false;
+const encoder = new TextEncoder();
 
-  constructor(
-    private readonly send: (data: string, encoding: InputEncoding) => Promise<void>,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+/**
+ * The bytes the process reads for what xterm reported: `utf8` text as typed or pasted;
+ * `binary` one byte per character (xterm's mouse reports in some modes).
+ */
+export function inputBytes(data: string, encoding: InputEncoding): Uint8Array {
+  if (encoding === 'utf8') return encoder.encode(data);
+  const bytes = new Uint8Array(data.length);
+  for (let index = 0; index < data.length; index += 1) bytes[index] = data.charCodeAt(index);
+  return bytes;
+}
 
-  push(data: string, encoding: InputEncoding = 'utf8'): void {
-    if (this.stopped || data === '') return;
-    const last = this.queued[this.queued.length - 1];
-    if (last !== undefined && last.encoding === encoding) last.data += data;
-    else this.queued.push({ data, encoding });
-    if (!this.sending) void this.drain();
+/**
+ * `bytes` in pieces of at most `maxInputPiece`, each with a buffer of its own: a structured
+ * clone copies a view's whole buffer, which would copy the whole paste once per piece.
+ */
+export function inputPieces(bytes: Uint8Array): Uint8Array[] {
+  if (bytes.length <= maxInputPiece) return [bytes];
+  const pieces: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.length; offset += maxInputPiece) {
+    pieces.push(bytes.slice(offset, offset + maxInputPiece));
   }
-
-  /** The next piece to send: the queue's head, or its first `maxInputPiece` characters. */
-  private next(): { data: string; encoding: InputEncoding } | undefined {
-    const head = this.queued[0];
-    if (head === undefined) return undefined;
-    if (head.data.length <= maxInputPiece) return this.queued.shift();
-    // Never split a surrogate pair: each piece is valid UTF-16 on its own.
-    let end = maxInputPiece;
-    const code = head.data.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-    const piece = head.data.slice(0, end);
-    head.data = head.data.slice(end);
-    return { data: piece, encoding: head.encoding };
-  }
-
-  /** Drops what is queued and refuses more (the terminal ended). */
-  stop(): void {
-    this.stopped = true;
-    this.queued.length = 0;
-  }
-
-  private async drain(): Promise<void> {
-    this.sending = true;
-    try {
-      for (let next = this.next(); next !== undefined; next = this.next()) {
-        try {
-          await this.send(next.data, next.encoding);
-        } catch (error) {
-          if (!this.stopped) this.onError(error);
-        }
-        if (this.stopped) return;
-      }
-    } finally {
-      this.sending = false;
-    }
-  }
+  return pieces;
 }

@@ -55,11 +55,13 @@ describe('phase', () => {
     expect(canReopen({ phase: 'ended', info, exitCode: 3, reason: '' })).toBe(true);
     expect(dotState({ phase: 'ended', reason: 'Closed.' })).toBe('ended');
     expect(dotState({ phase: 'ended', exitCode: 1, reason: '' })).toBe('failed');
-    expect(dotState({ phase: 'probing' })).toBe('starting');
+    expect(dotState({ phase: 'opening', shell: true })).toBe('starting');
   });
 
   it('says what is starting', () => {
-    expect(startingText({ phase: 'probing' }, 'web')).toBe('Looking for a shell in web…');
+    expect(startingText({ phase: 'opening', shell: true }, 'web')).toBe(
+      'Looking for a shell in web…',
+    );
     expect(startingText({ phase: 'opening', command: ['/bin/ash'] }, 'web')).toBe(
       'Starting /bin/ash in web…',
     );

@@ -1,11 +1,10 @@
 /** How a session's phase reads in the pane: the status dot and the ended banner. */
-import type { ConnectionPhase } from './connection';
+import type { ConnectionPhase } from './core-link';
 
 export type DotState = 'live' | 'starting' | 'ended' | 'failed';
 
 export function dotState(phase: ConnectionPhase): DotState {
   switch (phase.phase) {
-    case 'probing':
     case 'opening':
       return 'starting';
     case 'live':
@@ -84,8 +83,8 @@ export function endedSummary(phase: Ended): EndedSummary {
 
 /** What the pane says while it starts. */
 export function startingText(phase: ConnectionPhase, containerName: string): string | undefined {
-  if (phase.phase === 'probing') return `Looking for a shell in ${containerName}…`;
   if (phase.phase !== 'opening') return undefined;
+  if (phase.shell === true) return `Looking for a shell in ${containerName}…`;
   return phase.command === undefined
     ? `Attaching to ${containerName}…`
     : `Starting ${phase.command.join(' ')} in ${containerName}…`;

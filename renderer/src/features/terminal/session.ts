@@ -1,6 +1,6 @@
 /**
- * One terminal pane's lasting half: the xterm.js instance, its addons, its element and
- * its connection to the core. It lives in the feature store, not in React: a view or tab
+ * One terminal pane's lasting half: the xterm.js instance, its addons (the link to the
+ * core among them, core-link.ts), its element, its recording. It lives in the feature store, not in React: a view or tab
  * switch only moves `element` out of the document and back (xterm keeps its buffer,
  * renderer and scroll position), and the session ends only when its pane is closed.
  */
@@ -16,10 +16,9 @@ import type { PortholeClient } from '../../platform';
 import { copyText } from '../../ui/clipboard';
 import { CastRecorder } from './asciicast';
 import { formatCommandLine } from './command-line';
-import { TerminalConnection, type ConnectionPhase, type TerminalTarget } from './connection';
+import { CoreLinkAddon, type ConnectionPhase, type TerminalTarget } from './core-link';
 import { canReopen } from './phase';
 import { fileNameFor } from './files';
-import { LineDiscipline } from './line-discipline';
 import type { TerminalSettings } from './settings';
 import { terminalShortcut, type TerminalShortcut } from './shortcuts';
 import type { TerminalColors } from './theme';
@@ -70,11 +69,6 @@ export interface SessionEnvironment {
 }
 
 const recordingRefreshMs = 500;
-/**
- * Input typed or pasted while the session is still opening is kept up to this many
- * characters (a typed-ahead command, a paste), and the rest refused with a notice.
- */
-const maxEarlyInput = 1024 * 1024;
 
 function commandLabel(target: TerminalTarget, command: readonly string[] | undefined): string {
   if (target.kind === 'attach') return 'attach';
@@ -91,7 +85,7 @@ export class TerminalSession implements Disposable {
   private readonly serializer: SerializeAddon;
   private readonly disposables = new DisposableStore();
   private webgl: WebglAddon | undefined;
-  private connection: TerminalConnection | undefined;
+  private link: CoreLinkAddon | undefined;
   private recorder: CastRecorder | undefined;
   private recordingTimer: ReturnType<typeof setInterval> | undefined;
   private observer: ResizeObserver | undefined;
@@ -99,11 +93,8 @@ export class TerminalSession implements Disposable {
   private fitFrame: number | undefined;
   private opened = false;
   private disposed = false;
-  private received = 0;
-  private lines = new LineDiscipline();
-  /** Input from before the session was live, in order: replayed the moment it is. */
-  private early: { data: string; encoding: 'utf8' | 'binary' }[] = [];
-  private earlySize = 0;
+  /** Bytes of earlier links (before a Reopen). */
+  private receivedBefore = 0;
   private target: TerminalTarget;
 
   constructor(
@@ -151,11 +142,8 @@ export class TerminalSession implements Disposable {
       processTitle: '',
       generation: 0,
     }));
-    this.disposables.add(this.term.onData((data) => this.input(data, 'utf8')));
-    this.disposables.add(this.term.onBinary((data) => this.input(data, 'binary')));
     this.disposables.add(
       this.term.onResize(({ cols, rows }) => {
-        this.connection?.resize(cols, rows);
         this.recorder?.resize(cols, rows);
         this.status.setState({ cols, rows });
       }),
@@ -171,12 +159,12 @@ export class TerminalSession implements Disposable {
     const phase = this.status.getState().phase;
     const name =
       phase.phase === 'live' || phase.phase === 'ended' ? phase.info?.containerName : undefined;
-    return `${name ?? this.target.containerName} › ${commandLabel(this.target, this.connection?.command ?? this.target.command)}`;
+    return `${name ?? this.target.containerName} › ${commandLabel(this.target, this.link?.command ?? this.target.command)}`;
   }
 
   /** What a split or a new tab "like this one" opens: the same target, the same command. */
   get sameTarget(): TerminalTarget {
-    const command = this.connection?.command ?? this.target.command;
+    const command = this.link?.command ?? this.target.command;
     return { ...this.target, ...(command !== undefined && { command }) };
   }
 
@@ -186,7 +174,7 @@ export class TerminalSession implements Disposable {
   }
 
   get bytesReceived(): number {
-    return this.received;
+    return this.receivedBefore + (this.link?.bytesReceived ?? 0);
   }
 
   /** Puts the terminal into `host` (opening xterm the first time) and keeps it fitted. */
@@ -205,7 +193,7 @@ export class TerminalSession implements Disposable {
     this.fitNow();
     this.term.refresh(0, this.term.rows - 1);
     // The first attach starts the session, at the size the pane really has.
-    if (this.connection === undefined) this.connect();
+    if (this.link === undefined) this.connect();
   }
 
   /** Takes the element out of `host` (of whatever host it is in, without one). */
@@ -226,9 +214,10 @@ export class TerminalSession implements Disposable {
   /** Opens the session again after it ended (a new `open`, a new process or attach). */
   reopen(): void {
     if (this.disposed || this.status.getState().phase.phase !== 'ended') return;
-    const previous = this.connection;
+    const previous = this.link;
     if (previous?.command !== undefined)
       this.target = { ...this.target, command: previous.command };
+    this.receivedBefore += previous?.bytesReceived ?? 0;
     previous?.dispose();
     // The cursor comes back (it was hidden at the end), then a dim line marks the seam.
     this.term.write(
@@ -240,7 +229,7 @@ export class TerminalSession implements Disposable {
 
   /** Ends the session; the pane stays (showing how it ended) until it is closed. */
   close(): void {
-    this.connection?.close();
+    this.link?.close();
   }
 
   applySettings(settings: TerminalSettings): void {
@@ -333,97 +322,64 @@ export class TerminalSession implements Disposable {
     return saved;
   }
 
+  /**
+   * For the bench (debug.ts): an xterm made as this one is, drawn the same way, at its size,
+   * over it, with nothing connected to it.
+   */
+  twin(): { readonly term: Terminal; dispose(): void } {
+    const element = document.createElement('div');
+    element.className = 'term-surface';
+    element.style.cssText = 'position:absolute;inset:0;z-index:1';
+    this.host?.append(element);
+    const { cols, rows } = this.term;
+    const term = new this.env.modules.Terminal({ ...this.term.options, cols, rows });
+    term.open(element);
+    const webgl = this.webgl === undefined ? undefined : new this.env.modules.WebglAddon();
+    if (webgl !== undefined) term.loadAddon(webgl);
+    return {
+      term,
+      dispose: () => {
+        term.dispose();
+        element.remove();
+      },
+    };
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.stopRecording();
     this.detach();
-    this.connection?.dispose();
-    this.connection = undefined;
+    this.link?.dispose();
+    this.link = undefined;
     this.webgl?.dispose();
     this.disposables.dispose();
     this.term.dispose();
   }
 
   private connect(): void {
-    const connection: TerminalConnection = new TerminalConnection(this.env.client, this.target, {
+    const link: CoreLinkAddon = new CoreLinkAddon(this.env.client, this.target, {
       phase: (phase) => {
-        if (this.connection === connection) this.onPhase(phase);
+        if (this.link === link) this.onPhase(phase);
       },
-      output: (bytes, done) => {
-        if (this.connection !== connection) {
-          done();
-          return;
-        }
-        this.received += bytes.length;
-        this.recorder?.output(bytes);
-        this.term.write(bytes, done);
-      },
+      wrote: (bytes) => this.recorder?.output(bytes),
       notice: (message) => {
-        if (this.connection === connection) this.status.setState({ notice: message });
+        if (this.link === link) this.status.setState({ notice: message });
       },
     });
-    this.connection = connection;
+    this.link = link;
     this.status.setState((state) => ({ generation: state.generation + 1, notice: undefined }));
-    void connection.start(this.term.cols, this.term.rows);
-  }
-
-  private input(data: string, encoding: 'utf8' | 'binary'): void {
-    const phase = this.status.getState().phase;
-    // A new pane has focus before its stream is open (a split, a new tab, Reopen): what is
-    // typed meanwhile is meant for the process, so it waits for the stream instead of
-    // being dropped (the connection takes input only once live).
-    if (phase.phase === 'probing' || phase.phase === 'opening') {
-      this.holdEarly(data, encoding);
-      return;
-    }
-    // Without a tty nothing echoes or edits lines on the other side: the pane does.
-    if (phase.phase === 'live' && !phase.info.tty && phase.info.stdin && encoding === 'utf8') {
-      const { echo, send } = this.lines.input(data);
-      if (echo !== '') {
-        this.recorder?.output(new TextEncoder().encode(echo));
-        this.term.write(echo);
-      }
-      if (send !== '') this.connection?.write(send);
-      return;
-    }
-    this.connection?.write(data, encoding);
-  }
-
-  private holdEarly(data: string, encoding: 'utf8' | 'binary'): void {
-    if (this.earlySize + data.length > maxEarlyInput) {
-      this.status.setState({
-        notice: 'Input beyond 1 MiB was dropped while the terminal was opening: paste it again.',
-      });
-      return;
-    }
-    this.earlySize += data.length;
-    this.early.push({ data, encoding });
+    this.term.loadAddon(link);
   }
 
   private onPhase(phase: ConnectionPhase): void {
     this.status.setState({ phase });
-    if (phase.phase === 'live') {
-      // Output without a tty has bare newlines; a terminal's own tty would add the CR.
-      this.term.options.convertEol = !phase.info.tty;
-      this.lines = new LineDiscipline();
-      // Now, before any later keystroke: the input path is the same as if typed now.
-      const early = this.early;
-      this.dropEarly();
-      for (const { data, encoding } of early) this.input(data, encoding);
-    }
     if (phase.phase === 'ended') {
-      this.dropEarly();
       // Nothing reads the keyboard any more: no cursor inviting to type.
       this.term.options.cursorBlink = false;
       this.term.write('\x1b[?25l');
       if (this.recorder !== undefined) this.stopRecording();
     }
-  }
-
-  private dropEarly(): void {
-    this.early = [];
-    this.earlySize = 0;
   }
 
   private onKey(event: KeyboardEvent): boolean {

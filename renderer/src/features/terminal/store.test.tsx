@@ -96,9 +96,9 @@ describe('the Terminals view', () => {
       await new Promise((resolve) => setTimeout(resolve, 0));
     });
     await settle(() => expect(app.core.opened).toHaveLength(2));
-    // The split runs what the first pane runs, without probing again.
+    // The split runs what the first pane runs: the shell the core found for it.
+    expect(app.core.opened[0]).not.toHaveProperty('command');
     expect(app.core.opened[1]?.command).toEqual(['/bin/ash']);
-    expect(app.core.probes).toBe(1);
     const tab = app.feature.activeTab();
     const [left, right] = paneIds(tab?.layout ?? { kind: 'pane', paneId: '' });
     expect(left).toBe(first);

@@ -11,7 +11,7 @@ import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
 import type { Cast } from './asciicast';
-import type { TerminalTarget } from './connection';
+import type { TerminalTarget } from './core-link';
 import { installTerminalDebug } from './debug';
 import {
   containsPane,
@@ -102,6 +102,7 @@ export class TerminalsFeature implements Disposable {
                   title: content.session.title,
                   term: content.session.term,
                   bytesReceived: () => content.session.bytesReceived,
+                  twin: () => content.session.twin(),
                 },
               ]
             : [],

@@ -6,20 +6,28 @@ import type { EventSink } from '../../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import type { AppError } from '../../../../shared/errors';
 import type { TerminalEvent, TerminalInfo, TerminalOpenRequest } from '../../../../shared/model';
-import { createInMemoryPorthole, type PortholeClient } from '../../platform';
+import { createInMemoryPorthole, type MessagePortLike, type PortholeClient } from '../../platform';
 
-/** Text or bytes → base64, the way the core sends output. */
-export function toBase64(value: string | Uint8Array): string {
-  const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : value;
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
+/** Text (as UTF-8) or bytes, the way the core sends output. */
+export function toBytes(value: string | Uint8Array): Uint8Array {
+  return typeof value === 'string' ? new TextEncoder().encode(value) : value;
+}
+
+function textOf(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return String.fromCharCode(...bytes);
+  }
 }
 
 export interface FakeTerminalCore {
   readonly client: PortholeClient;
   readonly opened: TerminalOpenRequest[];
-  readonly writes: [string, string, string | undefined][];
+  /** Each write: the terminal and its bytes, as UTF-8 text (latin1 where it isn't). */
+  readonly writes: [string, string][];
+  /** Each write's bytes as they came. */
+  readonly written: Uint8Array[];
   readonly resizes: [number, number][];
   readonly acks: number[];
   readonly closed: string[];
@@ -28,6 +36,8 @@ export interface FakeTerminalCore {
   sink(): EventSink<TerminalEvent>;
   /** Subscriptions so far. */
   subscriptions: number;
+  /** Messages that crossed the port, each way. */
+  readonly messages: { sent: number; received: number };
 }
 
 export function fakeTerminalCore(
@@ -43,11 +53,13 @@ export function fakeTerminalCore(
   const core: Omit<FakeTerminalCore, 'client' | 'sink'> = {
     opened: [],
     writes: [],
+    written: [],
     resizes: [],
     acks: [],
     closed: [],
     probes: 0,
     subscriptions: 0,
+    messages: { sent: 0, received: 0 },
   };
   const services = fakeServices({
     terminals: {
@@ -66,7 +78,8 @@ export function fakeTerminalCore(
           containerId: request.containerId,
           containerName: 'web',
           kind: request.kind,
-          command: request.command ?? [],
+          // Without a command the core finds the shell as it opens.
+          command: request.command ?? (request.kind === 'exec' ? ['/bin/ash'] : []),
           tty: facts.tty ?? true,
           stdin: facts.stdin ?? true,
           transport: 'spdy',
@@ -76,17 +89,15 @@ export function fakeTerminalCore(
         };
         return info;
       },
-      write: (id: string, data: string, encoding?: 'utf8' | 'binary') => {
-        core.writes.push([id, data, encoding]);
-        return Promise.resolve();
+      write: (id: string, data: Uint8Array) => {
+        core.written.push(data);
+        core.writes.push([id, textOf(data)]);
       },
       resize: (_id: string, cols: number, rows: number) => {
         core.resizes.push([cols, rows]);
-        return Promise.resolve();
       },
       ack: (_id: string, bytes: number) => {
         core.acks.push(bytes);
-        return Promise.resolve();
       },
       close: (id: string) => {
         core.closed.push(id);
@@ -101,7 +112,21 @@ export function fakeTerminalCore(
       return { dispose: () => (current = undefined) };
     },
   });
-  const client = createInMemoryPorthole(services, events);
+  // Framed as the WebSocket frames them (binary frames for the bytes), and counted.
+  const counted = (port: MessagePortLike): MessagePortLike => ({
+    postMessage: (message) => {
+      core.messages.sent += 1;
+      port.postMessage(message);
+    },
+    onMessage: (listener) =>
+      port.onMessage((message) => {
+        core.messages.received += 1;
+        listener(message);
+      }),
+    onClose: (listener) => port.onClose(listener),
+    close: () => port.close(),
+  });
+  const client = createInMemoryPorthole(services, events, { clone: 'json', wrapPort: counted });
   return Object.assign(core, {
     client,
     sink: () => {
