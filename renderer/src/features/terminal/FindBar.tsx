@@ -1,7 +1,7 @@
 import type { ISearchOptions } from '@xterm/addon-search';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Icon } from '../../ui/icons';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 import type { TerminalColors } from './theme';
 
 function searchOptions(
@@ -24,7 +24,7 @@ function searchOptions(
 }
 
 /** Find in the scrollback: Enter for the next match, Shift+Enter the previous, Esc closes. */
-export function FindBar({ session, onClose }: { session: TerminalSession; onClose: () => void }) {
+export function FindBar({ pane, onClose }: { pane: TerminalPane; onClose: () => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState('');
   const [caseSensitive, setCaseSensitive] = useState(false);
@@ -34,35 +34,35 @@ export function FindBar({ session, onClose }: { session: TerminalSession; onClos
   useEffect(() => {
     input.current?.focus();
     input.current?.select();
-    const subscription = session.search.onDidChangeResults(({ resultIndex, resultCount }) =>
+    const subscription = pane.search.onDidChangeResults(({ resultIndex, resultCount }) =>
       setResults({ index: resultIndex, count: resultCount }),
     );
     return () => {
       subscription.dispose();
-      session.search.clearDecorations();
+      pane.search.clearDecorations();
     };
-  }, [session]);
+  }, [pane]);
 
   // Typing searches as you go, from where the last match was.
   useEffect(() => {
     if (query === '') {
-      session.search.clearDecorations();
+      pane.search.clearDecorations();
       setResults(undefined);
       return;
     }
     try {
-      session.search.findNext(query, searchOptions(session.colors, caseSensitive, regex, true));
+      pane.search.findNext(query, searchOptions(pane.colors, caseSensitive, regex, true));
     } catch {
       setResults({ index: -1, count: 0 }); // an unfinished regular expression
     }
-  }, [session, query, caseSensitive, regex]);
+  }, [pane, query, caseSensitive, regex]);
 
   const find = (backwards: boolean): void => {
     if (query === '') return;
-    const options = searchOptions(session.colors, caseSensitive, regex, false);
+    const options = searchOptions(pane.colors, caseSensitive, regex, false);
     try {
-      if (backwards) session.search.findPrevious(query, options);
-      else session.search.findNext(query, options);
+      if (backwards) pane.search.findPrevious(query, options);
+      else pane.search.findNext(query, options);
     } catch {
       setResults({ index: -1, count: 0 });
     }

@@ -1,8 +1,9 @@
 /**
- * One terminal pane's lasting half: the xterm.js instance, its addons (the link to the
- * core among them, core-link.ts), its element, its recording. It lives in the feature store, not in React: a view or tab
- * switch only moves `element` out of the document and back (xterm keeps its buffer,
- * renderer and scroll position), and the session ends only when its pane is closed.
+ * One terminal pane's lasting half (`TerminalPaneView` is its React half): the xterm.js
+ * instance, its addons (the link to the core among them, core-link.ts), its element, its
+ * recording. It lives in the feature store, not in React: a view or tab switch only moves
+ * `element` out of the document and back (xterm keeps its buffer, renderer and scroll
+ * position), and the terminal ends only when its pane is closed.
  */
 import type { FitAddon } from '@xterm/addon-fit';
 import type { SearchAddon } from '@xterm/addon-search';
@@ -41,7 +42,7 @@ export interface SavedCast {
   readonly truncated: boolean;
 }
 
-export interface SessionStatus {
+export interface PaneStatus {
   readonly phase: ConnectionPhase;
   readonly cols: number;
   readonly rows: number;
@@ -50,13 +51,13 @@ export interface SessionStatus {
   readonly processTitle: string;
   readonly recording?: RecordingStatus;
   readonly lastCast?: SavedCast;
-  /** One line about something that went wrong without ending the session. */
+  /** One line about something that went wrong without ending the terminal. */
   readonly notice?: string;
   /** How many times it was (re)opened. */
   readonly generation: number;
 }
 
-export interface SessionEnvironment {
+export interface PaneEnvironment {
   readonly client: PortholeClient;
   readonly modules: XtermModules;
   readonly settings: () => TerminalSettings;
@@ -64,8 +65,8 @@ export interface SessionEnvironment {
   readonly mac: boolean;
   /** In a browser window: some desktop shortcuts belong to the browser (see shortcuts.ts). */
   readonly browser: boolean;
-  /** The feature's shortcuts (split, focus moves, zoom…), run for this session's pane. */
-  readonly onShortcut: (session: TerminalSession, shortcut: TerminalShortcut) => void;
+  /** The feature's shortcuts (split, focus moves, zoom…), run for this pane. */
+  readonly onShortcut: (pane: TerminalPane, shortcut: TerminalShortcut) => void;
 }
 
 const recordingRefreshMs = 500;
@@ -76,11 +77,11 @@ function commandLabel(target: TerminalTarget, command: readonly string[] | undef
   return formatCommandLine(command);
 }
 
-export class TerminalSession implements Disposable {
+export class TerminalPane implements Disposable {
   readonly element: HTMLDivElement;
   readonly term: Terminal;
   readonly search: SearchAddon;
-  readonly status: StoreApi<SessionStatus>;
+  readonly status: StoreApi<PaneStatus>;
   private readonly fit: FitAddon;
   private readonly serializer: SerializeAddon;
   private readonly disposables = new DisposableStore();
@@ -100,7 +101,7 @@ export class TerminalSession implements Disposable {
   constructor(
     readonly paneId: string,
     target: TerminalTarget,
-    private readonly env: SessionEnvironment,
+    private readonly env: PaneEnvironment,
   ) {
     this.target = target;
     const { modules } = env;
@@ -134,7 +135,7 @@ export class TerminalSession implements Disposable {
         window.open(uri, '_blank', 'noopener,noreferrer');
       }),
     );
-    this.status = createStore<SessionStatus>()(() => ({
+    this.status = createStore<PaneStatus>()(() => ({
       phase: { phase: 'opening' },
       cols: this.term.cols,
       rows: this.term.rows,
@@ -192,7 +193,7 @@ export class TerminalSession implements Disposable {
     this.observer.observe(host);
     this.fitNow();
     this.term.refresh(0, this.term.rows - 1);
-    // The first attach starts the session, at the size the pane really has.
+    // The first attach opens the terminal, at the size the pane really has.
     if (this.link === undefined) this.connect();
   }
 
@@ -211,7 +212,7 @@ export class TerminalSession implements Disposable {
     this.term.focus();
   }
 
-  /** Opens the session again after it ended (a new `open`, a new process or attach). */
+  /** Opens the terminal again after it ended (a new `open`, a new process or attach). */
   reopen(): void {
     if (this.disposed || this.status.getState().phase.phase !== 'ended') return;
     const previous = this.link;
@@ -227,7 +228,7 @@ export class TerminalSession implements Disposable {
     this.connect();
   }
 
-  /** Ends the session; the pane stays (showing how it ended) until it is closed. */
+  /** Ends the terminal; the pane stays (showing how it ended) until it is closed. */
   close(): void {
     this.link?.close();
   }
