@@ -10,6 +10,7 @@ import {
   type ServiceName,
 } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
+import { Emitter } from '../../../shared/event';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import {
   createClient,
@@ -84,7 +85,7 @@ export function createPortholeClient(
 ): PortholeClient {
   const backoff = options.backoffMs ?? [250, 500, 1000, 2000, 5000];
   const entries = new Set<Entry>();
-  const stateListeners = new Set<(state: ConnectionState) => void>();
+  const stateChanges = new Emitter<ConnectionState>();
   let state: ConnectionState = 'connected';
   let rpc: RpcClient | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,7 +93,7 @@ export function createPortholeClient(
   const setState = (next: ConnectionState): void => {
     if (state === next) return;
     state = next;
-    for (const listener of [...stateListeners]) listener(next);
+    stateChanges.fire(next);
   };
 
   const attach = (entry: Entry): void => {
@@ -213,10 +214,7 @@ export function createPortholeClient(
         entry.inner?.dispose();
       });
     },
-    onDidChangeConnection(listener) {
-      stateListeners.add(listener);
-      return toDisposable(() => stateListeners.delete(listener));
-    },
+    onDidChangeConnection: stateChanges.event,
     dispose() {
       if (state === 'closed') return;
       setState('closed');
