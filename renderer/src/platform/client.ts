@@ -4,9 +4,7 @@ import {
   serviceMethods,
   type NotifiedService,
   type AbortSignalLike,
-  type EventArgument,
   type EventName,
-  type EventPayload,
   type ServiceName,
 } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
@@ -24,27 +22,15 @@ export type { NotifyProxy, ServicesProxy } from '../../../shared/rpc';
 
 export type ConnectionState = 'connected' | 'reconnecting' | 'closed';
 
-/** What the UI holds: the contract's services and events, whatever carries them. */
-export interface PortholeClient extends Disposable {
-  readonly services: ServicesProxy;
-  /**
-   * The one-way methods (a terminal's input, sizes and acks). While reconnecting they go
-   * nowhere: the terminals they are for end with the connection anyway.
-   */
-  readonly notify: NotifyProxy;
-  /** The same services; aborting `signal` cancels the calls (e.g. a pull's Cancel button). */
-  withSignal(signal: AbortSignalLike): ServicesProxy;
-  /**
-   * Subscribes to an event. Across a reconnect the subscription is renewed by itself (and
-   * `resources` starts again with a `reset: true` payload); `onError` hears only why it
-   * ended for good.
-   */
-  subscribe<E extends EventName>(
-    event: E,
-    argument: EventArgument<E>,
-    listener: (payload: EventPayload<E>) => void,
-    onError?: (error: AppError) => void,
-  ): Disposable;
+/**
+ * What the UI holds: the contract's services and events, whatever carries them. The RPC
+ * client's calls, kept across reconnects: while reconnecting, `notify` goes nowhere (the
+ * terminals it is for end with the connection anyway), and a subscription is renewed by
+ * itself (`resources` starts again with a `reset: true` payload), its `onError` hearing
+ * only why it ended for good.
+ */
+export interface PortholeClient
+  extends Pick<RpcClient, 'services' | 'notify' | 'withSignal' | 'subscribe'>, Disposable {
   readonly mode: 'electron' | 'browser';
   readonly connectionState: ConnectionState;
   onDidChangeConnection(listener: (state: ConnectionState) => void): Disposable;
