@@ -1,6 +1,7 @@
 import type { ISearchOptions } from '@xterm/addon-search';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Icon } from '../../ui/icons';
+import { MatchToggles } from '../../ui/view/Toolbar';
 import type { TerminalPane } from './pane';
 import type { TerminalColors } from './theme';
 
@@ -24,6 +25,33 @@ function searchOptions(
 }
 
 /** Find in the scrollback: Enter for the next match, Shift+Enter the previous, Esc closes. */
+/** One of the bar's icon buttons; its tooltip names it with its key. */
+function BarButton({
+  label,
+  title = label,
+  keys,
+  onClick,
+  children,
+}: {
+  label: string;
+  title?: string;
+  keys: string;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="term-icon-button"
+      title={`${title} (${keys})`}
+      aria-label={label}
+      onClick={onClick}
+    >
+      {children}
+    </button>
+  );
+}
+
 export function FindBar({ pane, onClose }: { pane: TerminalPane; onClose: () => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState('');
@@ -108,51 +136,22 @@ export function FindBar({ pane, onClose }: { pane: TerminalPane; onClose: () => 
       >
         {count}
       </span>
-      <button
-        type="button"
+      <MatchToggles
         className="term-toggle"
-        aria-pressed={caseSensitive}
-        title="Match case"
-        onClick={() => setCaseSensitive(!caseSensitive)}
-      >
-        Aa
-      </button>
-      <button
-        type="button"
-        className="term-toggle"
-        aria-pressed={regex}
-        title="Regular expression"
-        onClick={() => setRegex(!regex)}
-      >
-        .*
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Previous match (Shift+Enter)"
-        aria-label="Previous match"
-        onClick={() => find(true)}
-      >
+        caseSensitive={caseSensitive}
+        regex={regex}
+        onCaseSensitive={setCaseSensitive}
+        onRegex={setRegex}
+      />
+      <BarButton label="Previous match" keys="Shift+Enter" onClick={() => find(true)}>
         <Icon name="chevronDown" size={14} className="term-flip" />
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Next match (Enter)"
-        aria-label="Next match"
-        onClick={() => find(false)}
-      >
+      </BarButton>
+      <BarButton label="Next match" keys="Enter" onClick={() => find(false)}>
         <Icon name="chevronDown" size={14} />
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Close (Esc)"
-        aria-label="Close find"
-        onClick={onClose}
-      >
+      </BarButton>
+      <BarButton label="Close find" title="Close" keys="Esc" onClick={onClose}>
         <Icon name="close" size={14} />
-      </button>
+      </BarButton>
     </div>
   );
 }
