@@ -22,7 +22,7 @@ export const receiveCredit = {
   /** The client reports what it received in whole batches of this many bytes. */
   ackBytes: 16 * 1024,
   /** A subscription has output "now" if it sent or queued some this recently. */
-  activeMs: 1000,
+  activeMs: 5000,
   /**
    * An event this small (a keystroke's echo) with nothing ahead of it in its lane goes at
    * once while less than `windowBytes + interactiveSlackBytes` travels: it then waits only
