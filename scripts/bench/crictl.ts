@@ -51,7 +51,7 @@ import {
 } from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
 import { downloadInWorker, openSshNode } from './ssh';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -178,8 +178,7 @@ async function portholeStdout(target: Target): Promise<{ mbps: number; cpuMs: nu
   const cpu = process.cpuUsage();
   const started = performance.now();
   const session = await exec(target, ['cat', '/tmp/big']);
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   await finished(session, 'cat');
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);

@@ -27,7 +27,7 @@ import {
   matchesRuntime,
 } from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -78,8 +78,7 @@ async function stdoutMbps(lab: Lab, transport: TransportKind): Promise<Transfer>
   const session = await exec(lab, ['cat', '/tmp/big'], { transport });
   const started = performance.now();
   const cpu = process.cpuUsage();
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   await ok(session, 'cat /tmp/big');

@@ -36,7 +36,7 @@ import {
 } from '../../test/support/lab';
 import { Sshd, generateKey } from '../../test/support/sshd';
 import { echoRoundTrips } from './echo';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -190,8 +190,7 @@ function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<Remot
 async function execStdoutMbps(node: Node): Promise<number> {
   const session = await exec(node, ['cat', '/www/big'], false);
   const started = performance.now();
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   const ms = performance.now() - started;
   const result = await session.result;
   session.dispose();
