@@ -9,7 +9,7 @@ export type * from './session';
 export type * from './stats';
 export type * from './terminal';
 export { capabilityNames } from './runtime';
-export { terminalFlow } from './terminal';
+export { noShellStep, terminalFlow } from './terminal';
 export type * from './node';
 export type * from './resources';
 export type * from './ssh';

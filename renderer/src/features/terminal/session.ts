@@ -152,6 +152,8 @@ export class TerminalSession implements Disposable {
       this.term.onTitleChange((title) => this.status.setState({ processTitle: title })),
     );
     this.term.attachCustomKeyEventHandler((event) => this.onKey(event));
+    // Dim, and only in the pane: the process never sees it.
+    if (target.banner !== undefined) this.term.write(`\x1b[2m${target.banner}\x1b[22m\r\n`);
   }
 
   /** `web › bash`: the container and what runs in it. */
