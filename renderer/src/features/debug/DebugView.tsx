@@ -102,13 +102,19 @@ function DebugDetail({ row, onClose }: { row: DebugRow; onClose: () => void }) {
         </>
       }
     >
-      <Props>
-        <Prop label="Target">{row.targetName}</Prop>
-        <Prop label="Pod">{row.podName ?? '—'}</Prop>
-        <Prop label="Image">{row.image}</Prop>
-        <Prop label="Node">{row.nodeName}</Prop>
-        <Prop label="Id">{row.containerId.slice(0, 12)}</Prop>
-      </Props>
+      <div className="debug-detail-body">
+        <Props>
+          <Prop label="Target">{row.targetName}</Prop>
+          <Prop label="Pod">{row.podName ?? '—'}</Prop>
+          <Prop label="Image" className="mono">
+            {row.image}
+          </Prop>
+          <Prop label="Node">{row.nodeName}</Prop>
+          <Prop label="Id" className="mono">
+            {row.containerId.slice(0, 12)}
+          </Prop>
+        </Props>
+      </div>
     </DetailPane>
   );
 }

@@ -3,6 +3,7 @@ import { useModel } from '../../app/context';
 import type { ViewDefinition } from '../../app/registry';
 import { DebugView } from './DebugView';
 import { debugOf, debugViewId } from './store';
+import './debug.css';
 
 export const debugView: ViewDefinition = {
   id: debugViewId,

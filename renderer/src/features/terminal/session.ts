@@ -152,8 +152,10 @@ export class TerminalSession implements Disposable {
       this.term.onTitleChange((title) => this.status.setState({ processTitle: title })),
     );
     this.term.attachCustomKeyEventHandler((event) => this.onKey(event));
-    // Dim, and only in the pane: the process never sees it.
-    if (target.banner !== undefined) this.term.write(`\x1b[2m${target.banner}\x1b[22m\r\n`);
+    // Only in the pane: the process never sees it. Names in it come from the runtime:
+    // no control character of theirs reaches xterm as a sequence.
+    if (target.banner !== undefined)
+      this.term.write(`${target.banner.replace(/\p{Cc}/gu, ' ')}\r\n`);
   }
 
   /** `web › bash`: the container and what runs in it. */
