@@ -60,6 +60,7 @@ export const serviceMethods = {
   },
   logs: { open: 1, lines: 4, search: 4, close: 1 },
   diagnostics: { recentLog: 1, report: 0 },
+  debug: { start: 1, list: 1, keep: 3, remove: 2 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };

@@ -7,6 +7,9 @@
 import type {
   AppLogTail,
   ContainerDetail,
+  DebugContainer,
+  DebugStartRequest,
+  DebugStarted,
   CgroupDriverInfo,
   DiagnosticsReport,
   DiscoveredEndpoint,
@@ -266,6 +269,30 @@ export interface DiagnosticsService {
   report(): Promise<DiagnosticsReport>;
 }
 
+/**
+ * Debug containers (see DebugStartRequest): a toolbox container in a target's pod and PID
+ * namespace, for a container with no shell. Its terminal is an ordinary exec terminal
+ * (`terminals.open` on `container.containerId`); when the last terminal into it ends,
+ * the core stops and removes it, unless it is kept.
+ */
+export interface DebugService {
+  /**
+   * Creates and starts a debug container beside the target, pulling the image when the
+   * node lacks it. Rejects in words when the runtime refuses: no TARGET PID namespace
+   * support, the image can't be pulled, the target or its sandbox is gone.
+   */
+  start(request: DebugStartRequest): Promise<DebugStarted>;
+  /** The node's debug containers, found by their label: this Porthole's and leftovers. */
+  list(nodeId: string): Promise<readonly DebugContainer[]>;
+  /** Keeps it past its terminals (true), or lets it go with the last one (false). */
+  keep(nodeId: string, containerId: string, keep: boolean): Promise<DebugContainer>;
+  /**
+   * Stops and removes a debug container (kept, leftover or active: its terminals end).
+   * Refuses a container that is not labelled as Porthole's debug container.
+   */
+  remove(nodeId: string, containerId: string): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -276,4 +303,5 @@ export interface Services {
   readonly forwards: ForwardsService;
   readonly logs: LogsService;
   readonly diagnostics: DiagnosticsService;
+  readonly debug: DebugService;
 }

@@ -8,6 +8,7 @@ export type ViewName =
   | 'Terminals'
   | 'Port forwards'
   | 'Sessions'
+  | 'Debug containers'
   | 'Logs'
   | 'Stats';
 

@@ -1,6 +1,8 @@
 import { useStore } from 'zustand';
+import { noShellStep } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { Icon } from '../../ui/icons';
+import { openDebugDialog } from '../debug';
 import { resourceKey } from '../resources/model';
 import { showContainer } from '../resources/navigation';
 import { LeftoverFinder } from './LeftoverFinder';
@@ -38,7 +40,8 @@ export function EndedBanner({ pane, onClose }: { pane: TerminalPane; onClose: ()
   if (phase.phase !== 'ended') return null;
   const summary = endedSummary(phase);
   const reopenable = canReopen(phase);
-  const { nodeId, containerId } = pane.sameTarget;
+  const { nodeId, containerId, containerName, podName } = pane.sameTarget;
+  const noShell = phase.error?.step === noShellStep;
   return (
     <div className="term-ended" role="status" aria-label="Session ended" data-tone={summary.tone}>
       <Icon name={summary.tone === 'error' ? 'alert' : 'info'} />
@@ -52,8 +55,28 @@ export function EndedBanner({ pane, onClose }: { pane: TerminalPane; onClose: ()
         {reopenable && <div className="faint">Press Enter in the terminal to reopen.</div>}
       </div>
       <div className="term-ended-actions">
-        {reopenable ? (
-          <button type="button" className="btn btn-small btn-primary" onClick={() => pane.reopen()}>
+        {noShell && (
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() =>
+              openDebugDialog(
+                model,
+                { nodeId, containerId, containerName, ...(podName !== undefined && { podName }) },
+                `${containerName} has no shell: debug it from a toolbox container instead.`,
+              )
+            }
+          >
+            <Icon name="search" size={14} />
+            Debug…
+          </button>
+        )}
+        {noShell ? null : reopenable ? (
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => pane.reopen()}
+          >
             <Icon name="refresh" size={14} />
             Reopen
           </button>

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { AppModel } from '../../app/model';
 import { Dialog, FormActions } from '../../ui/Dialog';
+import { debugContainer } from '../debug';
 import type { ContainerRow } from '../resources/model';
 import { formatCommandLine, splitCommandLine } from './command-line';
 import { terminalsOf } from './store';
@@ -105,7 +106,21 @@ function RunCommandDialog({ model, container, onClose }: RunCommandDialogProps) 
                 The container's shell is <code>{formatCommandLine(probe.shell)}</code>.{' '}
               </>
             )}
-            {probe.state === 'none' && <>{probe.error.message} </>}
+            {probe.state === 'none' && (
+              <>
+                {probe.error.message}{' '}
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => {
+                    onClose();
+                    debugContainer(model, container, `${container.name} has no shell.`);
+                  }}
+                >
+                  Debug it from a toolbox…
+                </button>{' '}
+              </>
+            )}
             Words are split as a shell would (quotes work), but no shell runs it: for pipes or
             variables run <code>sh -c '…'</code>.
           </div>

@@ -160,6 +160,10 @@ export class TerminalPane implements Disposable {
       this.term.onTitleChange((title) => this.status.setState({ processTitle: title })),
     );
     this.term.attachCustomKeyEventHandler((event) => this.onKey(event));
+    // Only in the pane: the process never sees it. Names in it come from the runtime:
+    // no control character of theirs reaches xterm as a sequence.
+    if (target.banner !== undefined)
+      this.term.write(`${target.banner.replace(/\p{Cc}/gu, ' ')}\r\n`);
   }
 
   /** `web › bash`: the container and what runs in it. */
