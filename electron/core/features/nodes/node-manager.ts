@@ -440,7 +440,8 @@ export class NodeManager implements Disposable {
     });
     this.connectedEntries.set(nodeId, entry);
     this.connections.set(nodeId, connection);
-    this.entriesChanged();
+    // Listed already (saved or discovered): the entries stay as they are.
+    if (!this.entryMap().has(nodeId)) this.entriesChanged();
     return connection;
   }
 
