@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AppErrorData } from '../../../../shared/errors';
 import { toAppErrorData } from '../../../../shared/errors';
-import type { NodeStatus } from '../../../../shared/model';
+import { applyNodesDelta, type NodeStatus } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
 
 /** What the top bar's node selector picks: every connected node, or one. */
@@ -44,7 +44,13 @@ export function createNodesStore(client: PortholeClient): NodesStore {
   const subscription = client.subscribe(
     'nodes',
     undefined,
-    (nodes) => store.setState({ nodes, loaded: true, error: undefined }),
+    // A reset, then the nodes that changed: folded into the list in place.
+    (delta) =>
+      store.setState((state) => ({
+        nodes: applyNodesDelta(state.nodes, delta),
+        loaded: true,
+        error: undefined,
+      })),
     (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
   );
   return { ...store, dispose: () => subscription.dispose() };
