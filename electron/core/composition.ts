@@ -15,6 +15,7 @@ import { CriClient } from './base/cri';
 import { log, LogFile, logger, parseLogLevel, RecentLog } from './base/log';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
 import { DiagnosticsServiceImpl } from './features/diagnostics';
+import { FanoutManager, FanoutServiceImpl, fanoutEventSource } from './features/fanout';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -116,6 +117,7 @@ export function createCore(options: CoreOptions = {}): Core {
   const terminals = store.add(new TerminalManager({ nodes, sessions }));
   const stats = store.add(new StatsHub(nodes));
   const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
+  const fanout = store.add(new FanoutManager({ nodes, sessions }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -138,6 +140,7 @@ export function createCore(options: CoreOptions = {}): Core {
         ...(logFile !== undefined && { logFile: logFile.path }),
         ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
       }),
+      fanout: new FanoutServiceImpl(fanout),
     },
     events: {
       ...createEventSource(nodes),
@@ -146,6 +149,7 @@ export function createCore(options: CoreOptions = {}): Core {
       terminal: terminalEventSource(terminals),
       stats: statsEventSource(stats),
       forwards: forwardsEventSource(forwards),
+      fanout: fanoutEventSource(fanout),
     },
     nodes,
     sessions,

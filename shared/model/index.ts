@@ -14,3 +14,5 @@ export type * from './node';
 export type * from './resources';
 export type * from './ssh';
 export type * from './diagnostics';
+export type * from './fanout';
+export { fanoutLimits } from './fanout';
