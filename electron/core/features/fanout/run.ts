@@ -3,6 +3,7 @@
  * and what happened to each container in the grid's words. Changes go out in batches (one
  * per turn of the event loop), so fifty rows ending together are one message.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isAppError, toAppErrorData } from '../../../../shared/errors';
 import type { EventSink } from '../../../../shared/contract';
 import { Emitter } from '../../../../shared/event';
@@ -22,6 +23,10 @@ export interface FanoutExec {
   readonly openRemoteCommand: typeof openRemoteCommand;
   readonly sessions?: SessionRegistry;
 }
+
+/** How often, and how far apart, a signalled row's container is looked at again. */
+const vanishLooks = 10;
+const vanishLookMs = 300;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -201,10 +206,11 @@ export class FanoutRun implements Disposable {
       });
       return;
     }
-    // A command killed by a signal (128 + n), or one that could not run: was it the
-    // container that went away?
-    if (failure !== undefined || (exitCode !== undefined && exitCode >= 128)) {
-      const vanished = await this.vanishedReason(row);
+    // A command that failed or could not run: was it the container that went away? (A
+    // removed container's exec ends with 137 on one runtime, an error or a bare end of
+    // stream on another.)
+    if (failure !== undefined || exitCode !== 0) {
+      const vanished = await this.vanishedReason(row, exitCode !== undefined && exitCode >= 128);
       if (vanished !== undefined) {
         this.update(key, {
           state: 'vanished',
@@ -349,14 +355,23 @@ export class FanoutRun implements Disposable {
     }
   }
 
-  /** Why a row's command failed when its container or node went away; else undefined. */
-  private async vanishedReason(row: FanoutRow): Promise<string | undefined> {
+  /**
+   * Why a row's command failed when its container or node went away; else undefined. A
+   * command killed by a signal (`signalled`) is looked at again for a while: stopping or
+   * removing a container kills its execs first, and the container itself a moment later.
+   */
+  private async vanishedReason(row: FanoutRow, signalled: boolean): Promise<string | undefined> {
     const status = this.exec.status(row.nodeId);
     if (status?.state !== 'connected') {
       return `${row.nodeName} dropped while the command ran${status?.error !== undefined ? `: ${status.error.message}` : '.'}`;
     }
     try {
-      const detail = await this.exec.client(row.nodeId).containerStatus(row.containerId);
+      const client = this.exec.client(row.nodeId);
+      let detail = await client.containerStatus(row.containerId);
+      for (let look = 0; signalled && detail.state === 'running' && look < vanishLooks; look += 1) {
+        await sleep(vanishLookMs);
+        detail = await client.containerStatus(row.containerId);
+      }
       if (detail.state === 'running') return undefined;
       const how = [
         detail.exitCode !== undefined ? `exit code ${detail.exitCode}` : '',
