@@ -11,6 +11,7 @@ import { forwardCommands, podForwardActions, portForwardsView } from '../feature
 import { sessionCommands, sessionsView } from '../features/sessions';
 import { containerLogsAction, logsView } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
+import { containerFanoutAction, fanoutView } from '../features/fanout';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -20,6 +21,7 @@ export const views: readonly ViewDefinition[] = [
   containersView,
   imagesView,
   terminalsView,
+  fanoutView,
   portForwardsView,
   sessionsView,
   logsView,
@@ -40,5 +42,10 @@ export const commandProviders: readonly CommandProvider[] = [
 /** What features offer on a pod or container row, beside the resource's own actions. */
 export const resourceActions: ResourceActions = {
   pods: [...podForwardActions, podStatsAction],
-  containers: [...containerTerminalActions, containerLogsAction, containerStatsAction],
+  containers: [
+    ...containerTerminalActions,
+    containerLogsAction,
+    containerStatsAction,
+    containerFanoutAction,
+  ],
 };

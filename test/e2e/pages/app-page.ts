@@ -9,7 +9,8 @@ export type ViewName =
   | 'Port forwards'
   | 'Sessions'
   | 'Logs'
-  | 'Stats';
+  | 'Stats'
+  | 'Run on many';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {

@@ -3,4 +3,4 @@ export { FanoutManager, type FanoutManagerOptions } from './manager';
 export { FanoutServiceImpl } from './service';
 export { fanoutEventSource } from './events';
 export { chooseMethod } from './method';
-export { compileNamePattern, matchesLabels, parseLabelSelector, type LabelTerm } from './selector';
+export { compileNamePattern } from './selector';

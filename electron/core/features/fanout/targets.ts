@@ -13,7 +13,12 @@ import type {
 } from '../../../../shared/model';
 import type { NodeClient } from '../nodes';
 import { emptyOutput } from './output';
-import { compileNamePattern, equalityLabels, matchesLabels, parseLabelSelector } from './selector';
+import {
+  equalityLabels,
+  matchesLabels,
+  parseLabelSelector,
+} from '../../../../shared/label-selector';
+import { compileNamePattern } from './selector';
 
 /** The part of the NodeManager a run needs. */
 export interface FanoutNodes {
