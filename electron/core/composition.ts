@@ -16,6 +16,7 @@ import { log, LogFile, logger, parseLogLevel, RecentLog } from './base/log';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
 import { DebugManager, DebugServiceImpl } from './features/debug';
 import { DiagnosticsServiceImpl } from './features/diagnostics';
+import { FanoutManager, FanoutServiceImpl, fanoutEventSource } from './features/fanout';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -121,6 +122,7 @@ export function createCore(options: CoreOptions = {}): Core {
   const debug = store.add(
     new DebugManager({ nodes, sessions, files: (nodeId) => nodeFiles(nodes, nodeId) }),
   );
+  const fanout = store.add(new FanoutManager({ nodes, sessions }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -144,6 +146,7 @@ export function createCore(options: CoreOptions = {}): Core {
         ...(logFile !== undefined && { logFile: logFile.path }),
         ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
       }),
+      fanout: new FanoutServiceImpl(fanout),
     },
     events: {
       ...createEventSource(nodes),
@@ -152,6 +155,7 @@ export function createCore(options: CoreOptions = {}): Core {
       terminal: terminalEventSource(terminals),
       stats: statsEventSource(stats),
       forwards: forwardsEventSource(forwards),
+      fanout: fanoutEventSource(fanout),
     },
     nodes,
     sessions,

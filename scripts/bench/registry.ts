@@ -45,6 +45,7 @@ export const benches: readonly BenchEntry[] = [
   { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
   { name: 'debug', load: async () => (await import('./debug')).debugBench },
   { name: 'fleet', load: async () => (await import('./fleet')).fleetBench },
+  { name: 'fanout', load: async () => (await import('./fanout')).fanoutBench },
   {
     name: 'ui',
     load: async () => {

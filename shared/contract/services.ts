@@ -14,6 +14,9 @@ import type {
   DiagnosticsReport,
   DiscoveredEndpoint,
   DiscoverySource,
+  FanoutRequest,
+  FanoutRow,
+  FanoutRunInfo,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -251,6 +254,28 @@ export interface LogsService {
   close(logId: string): Promise<void>;
 }
 
+/**
+ * Run on many: one command on many running containers across the connected nodes, with
+ * a bounded fan-out. A run's rows arrive on the `fanout` event; ended runs are kept (the
+ * last few) until closed.
+ */
+export interface FanoutService {
+  /**
+   * The containers a run with these targets would run on now (rows in `queued`), and a
+   * row for each node that could not be searched. Rejects a bad selector or pattern with
+   * `invalid-argument`.
+   */
+  preview(targets: FanoutRequest['targets']): Promise<readonly FanoutRow[]>;
+  /** Starts a run; resolves once its targets are found (its rows queued). */
+  start(request: FanoutRequest): Promise<FanoutRunInfo>;
+  /** Stops what still runs: queued rows are cancelled, running ones ended. */
+  cancel(runId: string): Promise<void>;
+  /** The run's rows as JSON lines, one object per container (outputs as kept). */
+  exportJsonLines(runId: string): Promise<string>;
+  /** Cancels the run if it still runs and forgets it. */
+  close(runId: string): Promise<void>;
+}
+
 /** How many app-log entries `diagnostics.recentLog` returns by default, and at most. */
 export const recentLogDefaultCount = 200;
 export const recentLogMaxCount = 500;
@@ -304,4 +329,5 @@ export interface Services {
   readonly logs: LogsService;
   readonly diagnostics: DiagnosticsService;
   readonly debug: DebugService;
+  readonly fanout: FanoutService;
 }

@@ -17,3 +17,5 @@ export type * from './ssh';
 export type * from './diagnostics';
 export type * from './debug';
 export { defaultDebugImage } from './debug';
+export type * from './fanout';
+export { fanoutLimits } from './fanout';

@@ -12,6 +12,7 @@ import { sessionCommands, sessionsView } from '../features/sessions';
 import { containerLogsAction, logsView } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { containerDebugAction, debugView } from '../features/debug';
+import { containerFanoutAction, fanoutView } from '../features/fanout';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -21,6 +22,7 @@ export const views: readonly ViewDefinition[] = [
   containersView,
   imagesView,
   terminalsView,
+  fanoutView,
   portForwardsView,
   sessionsView,
   debugView,
@@ -47,5 +49,6 @@ export const resourceActions: ResourceActions = {
     containerDebugAction,
     containerLogsAction,
     containerStatsAction,
+    containerFanoutAction,
   ],
 };

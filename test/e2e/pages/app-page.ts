@@ -10,7 +10,8 @@ export type ViewName =
   | 'Sessions'
   | 'Debug containers'
   | 'Logs'
-  | 'Stats';
+  | 'Stats'
+  | 'Run on many';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {
