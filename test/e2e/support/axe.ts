@@ -61,15 +61,16 @@ export function countViolations(violations: readonly Result[]): AxeCount {
     const impact = violation.impact ?? 'minor';
     count[impact] += violation.nodes.length;
     if (!failingImpacts.includes(impact)) continue;
-    const where = violation.nodes
-      .slice(0, 3)
-      .map(
-        (node) =>
-          `${node.target.join(' ')}${node.failureSummary === undefined ? '' : ` — ${node.failureSummary.split('\n').slice(1).join(' ').trim()}`}`,
-      );
-    failing.push(
-      `${violation.id} (${impact}, ${violation.nodes.length}): ${where.join(' | ')}${violation.nodes.length > 3 ? ' | …' : ''}`,
-    );
+    // One line per distinct finding (a colour pair, a missing attribute), with where it is first.
+    const findings = new Map<string, { target: string; nodes: number }>();
+    for (const node of violation.nodes) {
+      const summary = (node.failureSummary ?? '').split('\n').slice(1).join(' ').trim();
+      const finding = findings.get(summary);
+      if (finding === undefined) findings.set(summary, { target: node.target.join(' '), nodes: 1 });
+      else finding.nodes += 1;
+    }
+    for (const [summary, { target, nodes }] of findings)
+      failing.push(`${violation.id} (${impact}) ×${nodes} ${target}: ${summary}`);
   }
   return { ...count, failing };
 }
