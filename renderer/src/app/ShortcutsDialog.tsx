@@ -91,7 +91,8 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         </button>
       }
     >
-      <div className="shortcuts">
+      {/* A Tab stop of its own: the list scrolls, and the keyboard must scroll it too. */}
+      <div className="shortcuts" tabIndex={0} role="group" aria-label="Shortcut list">
         <p className="shortcuts-note" role="note">
           {browser ? (
             <>

@@ -45,10 +45,11 @@ export function TopBar({ title }: { title: string }) {
         variant="ghost"
         icon="command"
         title={`Command palette (${modKeyLabel('K')})`}
-        aria-label={`Command palette (${modKeyLabel('K')})`}
         aria-keyshortcuts={isMac() ? 'Meta+K' : 'Control+K'}
         onClick={() => model.ui.getState().setPaletteOpen(true)}
       >
+        {/* The name is what shows, and what it does: "Command palette Ctrl+K". */}
+        <span className="visually-hidden">Command palette</span>
         <kbd>{modKeyLabel('K')}</kbd>
       </Button>
     </header>

@@ -251,7 +251,8 @@ export function VirtualTable<Row extends { readonly key: string }>({
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     // A control in a cell (a button, a link, a checkbox) keeps its own keys: Enter and
     // Space press it, they don't open or toggle the row.
-    if (event.target !== event.currentTarget) return;
+    if (event.target !== event.currentTarget && (event.key === 'Enter' || event.key === ' '))
+      return;
     const current = selectedIndex;
     switch (event.key) {
       case 'ArrowDown':
