@@ -85,7 +85,13 @@ function useShortcuts<K extends ResourceKind>(
           move(index < 0 ? 0 : index - 1);
           break;
         case 'Enter':
-          if (selected === undefined || event.target instanceof HTMLButtonElement) return;
+          // Enter on a control (a button, the skip link) presses it.
+          if (
+            selected === undefined ||
+            event.target instanceof HTMLButtonElement ||
+            event.target instanceof HTMLAnchorElement
+          )
+            return;
           views.openDetail(kind, selected);
           break;
         default:
