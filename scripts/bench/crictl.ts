@@ -38,7 +38,7 @@ import {
   openRemoteCommand,
   type Dialer,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
 } from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
@@ -151,7 +151,7 @@ function exec(
   target: Target,
   cmd: readonly string[],
   flags: Partial<RemoteCommandOptions> = {},
-): Promise<RemoteCommandSession> {
+): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: target.cri,
     kind: 'exec',
@@ -167,7 +167,7 @@ function exec(
   });
 }
 
-async function finished(session: RemoteCommandSession, what: string): Promise<void> {
+async function finished(session: RemoteCommand, what: string): Promise<void> {
   const result = await session.result;
   session.dispose();
   if (result.exitCode !== 0) throw new Error(`${what}: exit ${result.exitCode}`);

@@ -16,7 +16,7 @@ import { CriClient } from '../../electron/core/base/cri';
 import {
   openRemoteCommand,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
   type TransportKind,
 } from '../../electron/core/base/streaming';
 import {
@@ -48,7 +48,7 @@ function exec(
   lab: Lab,
   cmd: readonly string[],
   flags: Partial<RemoteCommandOptions> = {},
-): Promise<RemoteCommandSession> {
+): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: lab.cri,
     kind: 'exec',
@@ -62,7 +62,7 @@ function exec(
   });
 }
 
-async function ok(session: RemoteCommandSession, what: string): Promise<void> {
+async function ok(session: RemoteCommand, what: string): Promise<void> {
   const result = await session.result;
   if (result.exitCode !== 0)
     throw new Error(`${what}: exit ${result.exitCode} (${result.message})`);

@@ -24,7 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { CriClient } from '../../electron/core/base/cri';
 import { ForwardSupervisor } from '../../electron/core/features/forwards';
 import { SshNodeConnection } from '../../electron/core/base/ssh';
-import { openRemoteCommand, type RemoteCommandSession } from '../../electron/core/base/streaming';
+import { openRemoteCommand, type RemoteCommand } from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
   busyboxContainerConfig,
@@ -172,7 +172,7 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
   }
 }
 
-function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<RemoteCommandSession> {
+function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: node.cri,
     kind: 'exec',

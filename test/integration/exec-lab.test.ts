@@ -12,7 +12,7 @@ import { CriClient } from '../../electron/core/base/cri';
 import {
   openRemoteCommand,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
   type TransportKind,
 } from '../../electron/core/base/streaming';
 import { upgradeToSpdy } from '../../electron/core/base/streaming/spdy';
@@ -76,7 +76,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     let ticker = '';
     /** sha256 of /tmp/big (100 MiB of random bytes) in the sleeper. */
     let bigSha = '';
-    const open: RemoteCommandSession[] = [];
+    const open: RemoteCommand[] = [];
 
     const start = async (name: string, command: string[], tty = false): Promise<string> => {
       const id = await createLabContainer(
@@ -122,7 +122,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const run = async (
         cmd: readonly string[],
         flags: Partial<RemoteCommandOptions> = {},
-      ): Promise<RemoteCommandSession> => {
+      ): Promise<RemoteCommand> => {
         const session = await openRemoteCommand({
           cri,
           kind: 'exec',

@@ -64,6 +64,7 @@ export type NodeClient = Pick<
   | 'listContainerStats'
   | 'listPodStats'
   | 'podStats'
+  | 'podStatsHazard'
   | 'dispose'
 >;
 

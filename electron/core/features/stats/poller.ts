@@ -17,7 +17,12 @@ import { SampleHistory } from './history';
 /** What the poller needs from a node's client (`podStats` serves `readPodsOneByOne`). */
 export type StatsClient = Pick<
   CriClient,
-  'listContainerStats' | 'listPodStats' | 'podStats' | 'listPods' | 'listContainers'
+  | 'listContainerStats'
+  | 'listPodStats'
+  | 'podStats'
+  | 'listPods'
+  | 'listContainers'
+  | 'podStatsHazard'
 >;
 
 export interface StatsTimings {
@@ -91,6 +96,11 @@ export class StatsPoller implements Disposable {
   >();
   private containerStatsSupported = true;
   private podStatsSupported = true;
+  /**
+   * Why this runtime is not asked for pod stats at all (CriClient.podStatsHazard): its pods
+   * are then the sums of their containers. Undefined until learnt; null when it may be asked.
+   */
+  private podStatsAvoided: string | null | undefined;
   /** While set, ListPodSandboxStats failed and pods are read one by one until then. */
   private listPodsRetryAt: number | undefined;
   private lastError: AppErrorData | undefined;
@@ -236,6 +246,7 @@ export class StatsPoller implements Disposable {
       pods: podUsage,
       podStatsSupported: this.podStatsSupported,
       containerStatsSupported: this.containerStatsSupported,
+      ...(typeof this.podStatsAvoided === 'string' && { podStatsAvoided: this.podStatsAvoided }),
       ...(pods.error !== undefined && { podStatsError: pods.error }),
       ...(pods.unreadable !== undefined && { unreadablePods: pods.unreadable }),
     };
@@ -305,6 +316,15 @@ export class StatsPoller implements Disposable {
   private async readPods(signal: AbortSignal): Promise<PodsRead> {
     if (!this.podStatsSupported) return { pods: [] };
     const { client } = this.options;
+    if (this.podStatsAvoided === undefined) {
+      try {
+        this.podStatsAvoided = (await client.podStatsHazard(this.callOptions(signal))) ?? null;
+      } catch (error) {
+        // Not known yet (the Version call failed): no pod stats call this poll.
+        return { pods: [], error: podStatsFailed(asAppError(error)) };
+      }
+    }
+    if (this.podStatsAvoided !== null) return this.readPodsWithoutStats(signal);
     if (this.listPodsRetryAt === undefined || this.now() >= this.listPodsRetryAt) {
       try {
         const pods = await client.listPodStats({}, this.callOptions(signal));
@@ -326,6 +346,26 @@ export class StatsPoller implements Disposable {
       }
     }
     return this.readPodsOneByOne(signal);
+  }
+
+  /** The ready pods with no usage of their own: each becomes the sum of its containers. */
+  private async readPodsWithoutStats(signal: AbortSignal): Promise<PodsRead> {
+    try {
+      const ready = await this.options.client.listPods(
+        { state: 'ready' },
+        this.callOptions(signal),
+      );
+      return {
+        pods: ready.map((pod) => ({
+          podSandboxId: pod.id,
+          name: pod.name,
+          namespace: pod.namespace,
+          containers: [],
+        })),
+      };
+    } catch (error) {
+      return { pods: [], error: podStatsFailed(asAppError(error)) };
+    }
   }
 
   private async readPodsOneByOne(signal: AbortSignal): Promise<PodsRead> {

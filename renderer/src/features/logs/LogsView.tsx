@@ -7,7 +7,7 @@ import { Button } from '../../ui/Button';
 import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
-import { FilterField } from '../../ui/view/Toolbar';
+import { FilterField, MatchToggles } from '../../ui/view/Toolbar';
 import { resourceKey } from '../resources/model';
 import { LogList } from './LogList';
 import {
@@ -263,24 +263,13 @@ function SearchBar({ controller }: { controller: LogsController }) {
           }
         }}
       />
-      <button
-        type="button"
+      <MatchToggles
         className="btn btn-small btn-ghost log-toggle"
-        aria-pressed={search.caseSensitive}
-        title="Match case"
-        onClick={() => controller.setSearch({ caseSensitive: !search.caseSensitive })}
-      >
-        Aa
-      </button>
-      <button
-        type="button"
-        className="btn btn-small btn-ghost log-toggle"
-        aria-pressed={search.regex}
-        title="Regular expression"
-        onClick={() => controller.setSearch({ regex: !search.regex })}
-      >
-        .*
-      </button>
+        caseSensitive={search.caseSensitive}
+        regex={search.regex}
+        onCaseSensitive={(caseSensitive) => controller.setSearch({ caseSensitive })}
+        onRegex={(regex) => controller.setSearch({ regex })}
+      />
       <button
         type="button"
         className="btn btn-small btn-icon"

@@ -293,13 +293,21 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
       {kind === 'pods' && latest?.podStatsError !== undefined && (
         <ErrorBanner tone="warn" error={latest.podStatsError} />
       )}
-      {kind === 'pods' && latest?.pods.some((pod) => pod.source === 'containers') === true && (
+      {kind === 'pods' && latest?.podStatsAvoided !== undefined && (
         <InfoBanner>
-          {nodeName} reports no CPU or memory for pods themselves (CRI-O does not under cgroupfs),
-          so a pod’s figures here are the sum of its containers’, marked “sum of containers”: the
-          pod’s own processes are not in them.
+          {latest.podStatsAvoided} A pod’s figures here are the sum of its containers’, marked “sum
+          of containers”: the pod’s own processes are not in them.
         </InfoBanner>
       )}
+      {kind === 'pods' &&
+        latest?.podStatsAvoided === undefined &&
+        latest?.pods.some((pod) => pod.source === 'containers') === true && (
+          <InfoBanner>
+            {nodeName} reports no CPU or memory for pods themselves (CRI-O does not under cgroupfs),
+            so a pod’s figures here are the sum of its containers’, marked “sum of containers”: the
+            pod’s own processes are not in them.
+          </InfoBanner>
+        )}
     </>
   );
 

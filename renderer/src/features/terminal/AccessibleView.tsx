@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { AppModel } from '../../app/model';
 import { Dialog } from '../../ui/Dialog';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 
 /**
  * The terminal's text as a document (Alt+F2, as VS Code's accessible view): scrollback and
@@ -9,7 +9,7 @@ import type { TerminalSession } from './session';
  * Page Up/Down and selection work as in any text. The caret starts on the last line, where
  * the latest output is; Esc goes back to the terminal.
  */
-function AccessibleView({ session, onClose }: { session: TerminalSession; onClose: () => void }) {
+function AccessibleView({ session, onClose }: { session: TerminalPane; onClose: () => void }) {
   const area = useRef<HTMLTextAreaElement>(null);
   const text = session.transcript();
   useEffect(() => {
@@ -48,7 +48,7 @@ function AccessibleView({ session, onClose }: { session: TerminalSession; onClos
   );
 }
 
-export function openAccessibleView(model: AppModel, session: TerminalSession): void {
+export function openAccessibleView(model: AppModel, session: TerminalPane): void {
   model.ui.getState().openDialog({
     key: `terminal-text-${session.paneId}`,
     render: (close) => <AccessibleView session={session} onClose={close} />,

@@ -1,7 +1,8 @@
 import { useId, useState } from 'react';
 import { isMac, modKeyLabel } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import {
   fontSizeLimits,
   normalizeSettings,
@@ -47,19 +48,15 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
       onClose={onClose}
       onSubmit={save}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={fontError !== undefined}>
-            Save
-          </button>
-        </>
+        <FormActions submitLabel="Save" onCancel={onClose} disabled={fontError !== undefined} />
       }
     >
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor={ids.scrollback}>Scrollback</label>
+        <Field
+          id={ids.scrollback}
+          label="Scrollback"
+          help="Lines each terminal keeps above the screen. More lines cost memory in every open terminal."
+        >
           <select
             id={ids.scrollback}
             className="select"
@@ -73,13 +70,13 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
               </option>
             ))}
           </select>
-          <div className="field-help">
-            Lines each terminal keeps above the screen. More lines cost memory in every open
-            terminal.
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.font}>Font size</label>
+        </Field>
+        <Field
+          id={ids.font}
+          label="Font size"
+          help="Also Ctrl + and Ctrl − in a terminal; Ctrl 0 resets."
+          error={fontError}
+        >
           <input
             id={ids.font}
             className="input"
@@ -88,14 +85,8 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
             aria-invalid={fontError !== undefined}
             onChange={(event) => setFontText(event.target.value)}
           />
-          {fontError === undefined ? (
-            <div className="field-help">Also Ctrl + and Ctrl − in a terminal; Ctrl 0 resets.</div>
-          ) : (
-            <div className="field-error">{fontError}</div>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.renderer}>Drawing</label>
+        </Field>
+        <Field id={ids.renderer} label="Drawing" help={rendererHelp()}>
           <select
             id={ids.renderer}
             className="select"
@@ -108,8 +99,7 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
             <option value="webgl">WebGL (GPU)</option>
             <option value="dom">DOM</option>
           </select>
-          <div className="field-help">{rendererHelp()}</div>
-        </div>
+        </Field>
         <fieldset className="field fieldset">
           <legend className="field-label">Keyboard and screen readers</legend>
           <label className="checkbox">

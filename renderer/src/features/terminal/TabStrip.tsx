@@ -5,19 +5,19 @@ import { Icon } from '../../ui/icons';
 import { paneIds } from './layout';
 import { replayFromFile } from './pane-actions';
 import { dotLabel, dotState, type DotState } from './phase';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 import { openSettingsDialog } from './SettingsDialog';
 import { tabElementId, type PaneContent, type TerminalTab, type TerminalsFeature } from './store';
 import { useTerminals, useTerminalsFeature } from './use-terminals';
 
-function useSessionTitle(session: TerminalSession): { title: string; state: DotState } {
-  const title = useStore(session.status, () => session.title);
-  const state = useStore(session.status, (status) => dotState(status.phase));
+function usePaneTitle(pane: TerminalPane): { title: string; state: DotState } {
+  const title = useStore(pane.status, () => pane.title);
+  const state = useStore(pane.status, (status) => dotState(status.phase));
   return { title, state };
 }
 
-function TerminalTabLabel({ session, panes }: { session: TerminalSession; panes: number }) {
-  const { title, state } = useSessionTitle(session);
+function TerminalTabLabel({ pane, panes }: { pane: TerminalPane; panes: number }) {
+  const { title, state } = usePaneTitle(pane);
   return (
     <>
       <span className="term-dot" data-state={state} aria-label={dotLabel(state)} role="img" />
@@ -28,8 +28,7 @@ function TerminalTabLabel({ session, panes }: { session: TerminalSession; panes:
 }
 
 function TabLabel({ content, panes }: { content: PaneContent; panes: number }) {
-  if (content.kind === 'terminal')
-    return <TerminalTabLabel session={content.session} panes={panes} />;
+  if (content.kind === 'terminal') return <TerminalTabLabel pane={content.pane} panes={panes} />;
   return (
     <>
       <Icon name="play" size={12} />

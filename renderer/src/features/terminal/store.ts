@@ -1,8 +1,8 @@
 /**
  * The terminals of a window: tabs of split layouts over panes, each pane a live terminal
- * session or a recording's player. Feature state on the AppModel (`terminalsOf(model)`),
- * so it outlives the Terminals view: leaving the view or switching tabs never ends or
- * redraws a terminal; closing its pane (or the window) does.
+ * (`TerminalPane`) or a recording's player (`CastPlayer`). Feature state on the AppModel
+ * (`terminalsOf(model)`), so it outlives the Terminals view: leaving the view or switching
+ * tabs never ends or redraws a terminal; closing its pane (or the window) does.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData } from '../../../../shared/errors';
@@ -28,7 +28,7 @@ import {
   type SplitDirection,
 } from './layout';
 import { CastPlayer } from './player';
-import { TerminalSession } from './session';
+import { TerminalPane } from './pane';
 import {
   defaultSettings,
   fontSizeLimits,
@@ -44,7 +44,7 @@ import { loadXterm, type XtermModules } from './xterm-modules';
 export const terminalsViewId = 'terminals';
 
 export type PaneContent =
-  | { readonly kind: 'terminal'; readonly session: TerminalSession }
+  | { readonly kind: 'terminal'; readonly pane: TerminalPane }
   | { readonly kind: 'player'; readonly player: CastPlayer };
 
 export interface TerminalTab {
@@ -69,8 +69,8 @@ export type Placement =
   | { readonly kind: 'tab' }
   | { readonly kind: 'split'; readonly direction: SplitDirection; readonly beside: string };
 
-export function contentOf(content: PaneContent): CastPlayer | TerminalSession {
-  return content.kind === 'terminal' ? content.session : content.player;
+export function contentOf(content: PaneContent): CastPlayer | TerminalPane {
+  return content.kind === 'terminal' ? content.pane : content.player;
 }
 
 export class TerminalsFeature implements Disposable {
@@ -101,10 +101,10 @@ export class TerminalsFeature implements Disposable {
             ? [
                 {
                   paneId,
-                  title: content.session.title,
-                  term: content.session.term,
-                  bytesReceived: () => content.session.bytesReceived,
-                  twin: () => content.session.twin(),
+                  title: content.pane.title,
+                  term: content.pane.term,
+                  bytesReceived: () => content.pane.bytesReceived,
+                  twin: () => content.pane.twin(),
                 },
               ]
             : [],
@@ -139,7 +139,7 @@ export class TerminalsFeature implements Disposable {
     const modules = await this.modules();
     if (modules === undefined || this.disposed) return undefined;
     const paneId = this.id('pane');
-    const session = new TerminalSession(paneId, target, {
+    const pane = new TerminalPane(paneId, target, {
       client: this.model.client,
       modules,
       settings: () => this.state.settings,
@@ -148,7 +148,7 @@ export class TerminalsFeature implements Disposable {
       browser: this.model.client.mode === 'browser',
       onShortcut: (from, shortcut) => this.onShortcut(from.paneId, shortcut),
     });
-    this.place(paneId, { kind: 'terminal', session }, placement);
+    this.place(paneId, { kind: 'terminal', pane }, placement);
     return paneId;
   }
 
@@ -171,7 +171,7 @@ export class TerminalsFeature implements Disposable {
   split(direction: SplitDirection, paneId = this.activePane()?.paneId): void {
     const content = paneId === undefined ? undefined : this.state.panes.get(paneId);
     if (paneId === undefined || content?.kind !== 'terminal') return;
-    void this.openTerminal(content.session.sameTarget, {
+    void this.openTerminal(content.pane.sameTarget, {
       kind: 'split',
       direction,
       beside: paneId,
@@ -182,7 +182,7 @@ export class TerminalsFeature implements Disposable {
   duplicate(paneId = this.activePane()?.paneId): void {
     const content = paneId === undefined ? undefined : this.state.panes.get(paneId);
     if (content?.kind !== 'terminal') return;
-    void this.openTerminal(content.session.sameTarget);
+    void this.openTerminal(content.pane.sameTarget);
   }
 
   /** Closes a pane and ends its terminal; the last pane of a tab closes the tab. */
@@ -325,10 +325,10 @@ export class TerminalsFeature implements Disposable {
     const content = this.state.panes.get(paneId);
     switch (shortcut.action) {
       case 'copy':
-        if (content?.kind === 'terminal') void content.session.copySelection();
+        if (content?.kind === 'terminal') void content.pane.copySelection();
         return;
       case 'paste':
-        if (content?.kind === 'terminal') void content.session.pasteFromClipboard();
+        if (content?.kind === 'terminal') void content.pane.pasteFromClipboard();
         return;
       case 'find':
         this.setFinding(paneId, true);
@@ -358,7 +358,7 @@ export class TerminalsFeature implements Disposable {
         this.toggleTabMovesFocus();
         return;
       case 'accessible-view':
-        if (content?.kind === 'terminal') openAccessibleView(this.model, content.session);
+        if (content?.kind === 'terminal') openAccessibleView(this.model, content.pane);
         return;
       case 'open-palette':
       case 'app':

@@ -8,8 +8,8 @@ import { FindBar } from './FindBar';
 import { Menu, type MenuEntry } from './Menu';
 import { contextMenuEntries, moreMenuEntries } from './pane-actions';
 import { dotLabel, dotState } from './phase';
-import { EndedBanner, NoticeBar, StartingOverlay } from './SessionOverlay';
-import type { TerminalSession } from './session';
+import { EndedBanner, NoticeBar, StartingOverlay } from './PaneOverlay';
+import type { TerminalPane } from './pane';
 import { shortcutLabel, type TerminalShortcut } from './shortcuts';
 import { useTerminals, useTerminalsFeature } from './use-terminals';
 import { XtermHost } from './XtermHost';
@@ -53,8 +53,8 @@ export function PaneButton({
   );
 }
 
-export function StatusDot({ session }: { session: TerminalSession }) {
-  const state = useStore(session.status, (status) => dotState(status.phase));
+export function StatusDot({ pane }: { pane: TerminalPane }) {
+  const state = useStore(pane.status, (status) => dotState(status.phase));
   return (
     <span
       className="term-dot"
@@ -66,8 +66,8 @@ export function StatusDot({ session }: { session: TerminalSession }) {
   );
 }
 
-function RecordingBadge({ session }: { session: TerminalSession }) {
-  const recording = useStore(session.status, (status) => status.recording);
+function RecordingBadge({ pane }: { pane: TerminalPane }) {
+  const recording = useStore(pane.status, (status) => status.recording);
   if (recording === undefined) return null;
   return (
     <button
@@ -75,7 +75,7 @@ function RecordingBadge({ session }: { session: TerminalSession }) {
       className="term-rec"
       title="Recording: click to stop"
       aria-label={`Recording, ${formatBytes(recording.size)}: stop`}
-      onClick={() => session.stopRecording()}
+      onClick={() => pane.stopRecording()}
     >
       REC {formatBytes(recording.size)}
     </button>
@@ -83,8 +83,8 @@ function RecordingBadge({ session }: { session: TerminalSession }) {
 }
 
 /** tty / stdin facts worth knowing before typing. */
-function SessionFlags({ session }: { session: TerminalSession }) {
-  const phase = useStore(session.status, (status) => status.phase);
+function PaneFlags({ pane }: { pane: TerminalPane }) {
+  const phase = useStore(pane.status, (status) => status.phase);
   if (phase.phase !== 'live') return null;
   const { tty, stdin, transport } = phase.info;
   return (
@@ -138,23 +138,23 @@ function TabFocusToggle() {
 }
 
 function PaneHeader({
-  session,
+  pane,
   onMore,
   menuOpen,
 }: {
-  session: TerminalSession;
+  pane: TerminalPane;
   onMore: (event: MouseEvent<HTMLButtonElement>) => void;
   menuOpen: boolean;
 }) {
   const feature = useTerminalsFeature();
-  const title = useStore(session.status, () => session.title);
-  const processTitle = useStore(session.status, (status) => status.processTitle);
-  const cols = useStore(session.status, (status) => status.cols);
-  const rows = useStore(session.status, (status) => status.rows);
-  const finding = useTerminals((state) => state.finding.has(session.paneId));
+  const title = useStore(pane.status, () => pane.title);
+  const processTitle = useStore(pane.status, (status) => status.processTitle);
+  const cols = useStore(pane.status, (status) => status.cols);
+  const rows = useStore(pane.status, (status) => status.rows);
+  const finding = useTerminals((state) => state.finding.has(pane.paneId));
   return (
     <header className="term-pane-header">
-      <StatusDot session={session} />
+      <StatusDot pane={pane} />
       <span className="term-pane-title" title={title}>
         {title}
       </span>
@@ -166,28 +166,28 @@ function PaneHeader({
       <span className="term-size" aria-label="Terminal size" data-cols={cols} data-rows={rows}>
         {cols}×{rows}
       </span>
-      <SessionFlags session={session} />
-      <RecordingBadge session={session} />
+      <PaneFlags pane={pane} />
+      <RecordingBadge pane={pane} />
       <div className="term-pane-actions">
         <PaneButton
           icon="search"
           label="Find"
           shortcut={{ action: 'find' }}
           pressed={finding}
-          onClick={() => feature.setFinding(session.paneId, !finding)}
+          onClick={() => feature.setFinding(pane.paneId, !finding)}
         />
         <PaneButton
           icon="split"
           label="Split right"
           shortcut={{ action: 'split', direction: 'right' }}
-          onClick={() => feature.split('right', session.paneId)}
+          onClick={() => feature.split('right', pane.paneId)}
         />
         <PaneButton
           icon="split"
           className="term-rotate"
           label="Split down"
           shortcut={{ action: 'split', direction: 'down' }}
-          onClick={() => feature.split('down', session.paneId)}
+          onClick={() => feature.split('down', pane.paneId)}
         />
         <TabFocusToggle />
         <PaneButton icon="chevronDown" label="More actions" onClick={onMore} expanded={menuOpen} />
@@ -195,7 +195,7 @@ function PaneHeader({
           icon="close"
           label="Close pane"
           shortcut={{ action: 'close-pane' }}
-          onClick={() => feature.closePane(session.paneId)}
+          onClick={() => feature.closePane(pane.paneId)}
         />
       </div>
     </header>
@@ -209,11 +209,11 @@ interface OpenMenu {
 }
 
 /** A live (or ended) terminal: header, the xterm, and what overlays it. */
-export function TerminalPane({ session, active }: { session: TerminalSession; active: boolean }) {
+export function TerminalPaneView({ pane, active }: { pane: TerminalPane; active: boolean }) {
   const model = useModel();
   const feature = useTerminalsFeature();
-  const finding = useTerminals((state) => state.finding.has(session.paneId));
-  const title = useStore(session.status, () => session.title);
+  const finding = useTerminals((state) => state.finding.has(pane.paneId));
+  const title = useStore(pane.status, () => pane.title);
   const containerName = title.split(' › ')[0] ?? '';
   const [menu, setMenu] = useState<OpenMenu | undefined>();
 
@@ -226,16 +226,16 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
       data-active={active}
       aria-label={`Terminal ${title}`}
       onMouseDownCapture={() => {
-        if (!active) feature.focusPane(session.paneId);
+        if (!active) feature.focusPane(pane.paneId);
       }}
     >
       <PaneHeader
-        session={session}
+        pane={pane}
         menuOpen={menu?.label === 'Terminal actions'}
         onMore={(event) => {
           const box = event.currentTarget.getBoundingClientRect();
           setMenu({
-            entries: moreMenuEntries(model, session),
+            entries: moreMenuEntries(model, pane),
             at: { x: box.right - 220, y: box.bottom + 4 },
             label: 'Terminal actions',
           });
@@ -246,20 +246,18 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
         onContextMenu={(event) => {
           event.preventDefault();
           setMenu({
-            entries: contextMenuEntries(model, session, isMac()),
+            entries: contextMenuEntries(model, pane, isMac()),
             at: { x: event.clientX, y: event.clientY },
             label: 'Terminal',
           });
         }}
       >
-        <XtermHost content={session} />
-        <StartingOverlay session={session} containerName={containerName} />
-        {finding && (
-          <FindBar session={session} onClose={() => feature.setFinding(session.paneId, false)} />
-        )}
-        <EndedBanner session={session} onClose={() => feature.closePane(session.paneId)} />
+        <XtermHost content={pane} />
+        <StartingOverlay pane={pane} containerName={containerName} />
+        {finding && <FindBar pane={pane} onClose={() => feature.setFinding(pane.paneId, false)} />}
+        <EndedBanner pane={pane} onClose={() => feature.closePane(pane.paneId)} />
       </div>
-      <NoticeBar session={session} />
+      <NoticeBar pane={pane} />
       {menu !== undefined && (
         <Menu
           entries={menu.entries}
@@ -267,7 +265,7 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
           label={menu.label}
           onClose={() => {
             setMenu(undefined);
-            session.focus();
+            pane.focus();
           }}
         />
       )}
