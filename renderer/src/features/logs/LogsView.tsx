@@ -201,6 +201,7 @@ function ViewOptions({ controller }: { controller: LogsController }) {
 }
 
 function SearchBar({ controller }: { controller: LogsController }) {
+  const model = useModel();
   const search = useStore(controller.store, (state) => state.search);
   const input = useRef<HTMLInputElement>(null);
   const result = search.result;
@@ -210,7 +211,10 @@ function SearchBar({ controller }: { controller: LogsController }) {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
       const find = (event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'f';
-      const slash = event.key === '/' && !isEditableTarget(event.target);
+      const slash =
+        event.key === '/' &&
+        !isEditableTarget(event.target) &&
+        model.ui.getState().singleKeyShortcuts;
       if (!find && !slash) return;
       event.preventDefault();
       input.current?.focus();
@@ -218,7 +222,7 @@ function SearchBar({ controller }: { controller: LogsController }) {
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, []);
+  }, [model]);
 
   let status: ReactNode = null;
   if (search.error !== undefined) {

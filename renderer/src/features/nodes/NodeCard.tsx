@@ -221,7 +221,7 @@ export function NodeCard({ node }: { node: NodeStatus }) {
       <header className="node-card-header">
         <Icon name="nodes" size={18} />
         <div className="node-card-title">
-          <h3 title={node.name}>{node.name}</h3>
+          <h2 title={node.name}>{node.name}</h2>
           <code className="node-endpoint" title={node.endpoint}>
             {node.endpoint}
           </code>

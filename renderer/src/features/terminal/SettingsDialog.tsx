@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { isMac, modKeyLabel } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
 import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
@@ -8,6 +9,7 @@ import {
   scrollbackChoices,
   type RendererPreference,
 } from './settings';
+import { shortcutLabel } from './shortcuts';
 import { terminalsOf } from './store';
 import { webglSupport } from './webgl';
 
@@ -26,6 +28,9 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
   const [fontText, setFontText] = useState(String(draft.fontSize));
   const ids = { scrollback: useId(), font: useId(), renderer: useId() };
   const font = Number(fontText);
+  const browser = model.client.mode === 'browser';
+  const tabFocusKeys = shortcutLabel({ action: 'tab-focus' }, isMac(), browser);
+  const accessibleViewKeys = shortcutLabel({ action: 'accessible-view' }, isMac(), browser);
   const fontError =
     !Number.isInteger(font) || font < fontSizeLimits.min || font > fontSizeLimits.max
       ? `A whole number from ${fontSizeLimits.min} to ${fontSizeLimits.max}.`
@@ -95,6 +100,38 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
             <option value="dom">DOM</option>
           </select>
         </Field>
+        <fieldset className="field fieldset">
+          <legend className="field-label">Keyboard and screen readers</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.screenReaderMode}
+              onChange={(event) => setDraft({ ...draft, screenReaderMode: event.target.checked })}
+            />
+            Screen-reader mode: output is read out, the screen is read line by line
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.tabMovesFocus}
+              onChange={(event) => setDraft({ ...draft, tabMovesFocus: event.target.checked })}
+            />
+            Tab moves focus out of a terminal (also {tabFocusKeys} in a terminal)
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.ctrlKToProgram}
+              onChange={(event) => setDraft({ ...draft, ctrlKToProgram: event.target.checked })}
+            />
+            {modKeyLabel('K')} goes to the program (the shell&apos;s kill-line), not the command
+            palette
+          </label>
+          <div className="field-help">
+            F6 always leaves a terminal (Shift+F6 to the sidebar); {accessibleViewKeys} shows its
+            text as a document.
+          </div>
+        </fieldset>
       </div>
     </Dialog>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useState, type MouseEvent } from 'react';
+import { useState, type MouseEvent } from 'react';
 import { useStore } from 'zustand';
 import { useModel } from '../../app/context';
 import { isMac } from '../../app/keyboard';
@@ -20,6 +20,7 @@ export function PaneButton({
   shortcut,
   onClick,
   pressed,
+  expanded,
   disabled,
   className,
 }: {
@@ -28,6 +29,8 @@ export function PaneButton({
   shortcut?: TerminalShortcut;
   onClick: (event: MouseEvent<HTMLButtonElement>) => void;
   pressed?: boolean;
+  /** A menu button: whether its menu is open. */
+  expanded?: boolean;
   disabled?: boolean;
   className?: string;
 }) {
@@ -40,6 +43,8 @@ export function PaneButton({
       aria-label={label}
       title={keys === undefined ? label : `${label} (${keys})`}
       aria-pressed={pressed}
+      aria-expanded={expanded}
+      aria-haspopup={expanded === undefined ? undefined : 'menu'}
       disabled={disabled}
       onClick={onClick}
     >
@@ -107,12 +112,39 @@ function PaneFlags({ pane }: { pane: TerminalPane }) {
   );
 }
 
+/**
+ * "Tab moves focus" (Ctrl+M), the visible way out of a terminal: pressed, Tab and
+ * Shift+Tab leave the terminal as they leave any field. F6 always leaves.
+ */
+function TabFocusToggle() {
+  const feature = useTerminalsFeature();
+  const on = useTerminals((state) => state.settings.tabMovesFocus);
+  const browser = useModel().client.mode === 'browser';
+  const keys = shortcutLabel({ action: 'tab-focus' }, isMac(), browser);
+  const leave = shortcutLabel({ action: 'leave', step: 1 }, isMac(), browser);
+  return (
+    <button
+      type="button"
+      className="term-icon-button term-tab-focus"
+      aria-pressed={on}
+      aria-keyshortcuts={isMac() ? 'Control+Shift+M' : 'Control+M'}
+      title={`Tab moves focus (${keys}); ${leave} always leaves the terminal`}
+      onClick={() => feature.toggleTabMovesFocus()}
+    >
+      <Icon name="keyboard" size={14} />
+      <span className="visually-hidden">Tab moves focus</span>
+    </button>
+  );
+}
+
 function PaneHeader({
   pane,
   onMore,
+  menuOpen,
 }: {
   pane: TerminalPane;
   onMore: (event: MouseEvent<HTMLButtonElement>) => void;
+  menuOpen: boolean;
 }) {
   const feature = useTerminalsFeature();
   const title = useStore(pane.status, () => pane.title);
@@ -157,7 +189,8 @@ function PaneHeader({
           shortcut={{ action: 'split', direction: 'down' }}
           onClick={() => feature.split('down', pane.paneId)}
         />
-        <PaneButton icon="chevronDown" label="More actions" onClick={onMore} />
+        <TabFocusToggle />
+        <PaneButton icon="chevronDown" label="More actions" onClick={onMore} expanded={menuOpen} />
         <PaneButton
           icon="close"
           label="Close pane"
@@ -184,9 +217,8 @@ export function TerminalPaneView({ pane, active }: { pane: TerminalPane; active:
   const containerName = title.split(' › ')[0] ?? '';
   const [menu, setMenu] = useState<OpenMenu | undefined>();
 
-  useEffect(() => {
-    if (active) pane.focus();
-  }, [active, pane]);
+  // No focus on mount: showing the Terminals view must not pull the focus into a terminal
+  // (the feature focuses a pane when the user opens, picks or moves to it).
 
   return (
     <section
@@ -199,6 +231,7 @@ export function TerminalPaneView({ pane, active }: { pane: TerminalPane; active:
     >
       <PaneHeader
         pane={pane}
+        menuOpen={menu?.label === 'Terminal actions'}
         onMore={(event) => {
           const box = event.currentTarget.getBoundingClientRect();
           setMenu({

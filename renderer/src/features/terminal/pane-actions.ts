@@ -1,7 +1,9 @@
 /** What a terminal pane offers in its menus and the palette: recordings, transcripts… */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
 import { copyWithToast } from '../../app/CopyButton';
+import { isMac } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
+import { openAccessibleView } from './AccessibleView';
 import { parseCast } from './asciicast';
 import { downloadText, fileNameFor, pickFile } from './files';
 import type { MenuEntry } from './Menu';
@@ -152,6 +154,16 @@ export function moreMenuEntries(model: AppModel, pane: TerminalPane): MenuEntry[
       onSelect: () => pane.close(),
     },
     'separator',
+    {
+      label: 'Show the text (accessible view)',
+      shortcut: label(model, isMac(), { action: 'accessible-view' }),
+      onSelect: () => openAccessibleView(model, pane),
+    },
+    {
+      label: feature.state.settings.tabMovesFocus ? 'Tab goes to the terminal' : 'Tab moves focus',
+      shortcut: label(model, isMac(), { action: 'tab-focus' }),
+      onSelect: () => feature.toggleTabMovesFocus(),
+    },
     { label: 'Terminal settings…', onSelect: () => openSettingsDialog(model) },
   ];
 }

@@ -118,6 +118,7 @@ export class TerminalPane implements Disposable {
     this.element.className = 'term-surface';
     this.term = new modules.Terminal({
       allowProposedApi: true, // unicode 11 widths and the search highlights
+      screenReaderMode: settings.screenReaderMode,
       cursorBlink: true,
       fontFamily: colors.fontFamily,
       fontSize: settings.fontSize,
@@ -251,6 +252,7 @@ export class TerminalPane implements Disposable {
 
   applySettings(settings: TerminalSettings): void {
     this.term.options.scrollback = settings.scrollback;
+    this.term.options.screenReaderMode = settings.screenReaderMode;
     if (this.term.options.fontSize !== settings.fontSize) {
       this.term.options.fontSize = settings.fontSize;
       this.scheduleFit();
@@ -396,7 +398,21 @@ export class TerminalPane implements Disposable {
   }
 
   private onKey(event: KeyboardEvent): boolean {
+    const settings = this.env.settings();
+    // "Tab moves focus" (Ctrl+M): Tab and Shift+Tab keep their default, the browser's.
+    if (
+      settings.tabMovesFocus &&
+      event.key === 'Tab' &&
+      !event.ctrlKey &&
+      !event.altKey &&
+      !event.metaKey
+    )
+      return false;
     const shortcut = terminalShortcut(event, this.env.mac, this.env.browser);
+    if (shortcut?.action === 'open-palette') {
+      // Ctrl+K reaches the window's handler (the palette), or the program if so set.
+      return settings.ctrlKToProgram;
+    }
     if (shortcut === undefined) {
       // Enter in an ended pane reopens it, as the banner says.
       if (

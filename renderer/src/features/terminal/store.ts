@@ -10,6 +10,8 @@ import type { Disposable } from '../../../../shared/lifecycle';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
+import { rescueFocus } from '../../ui/focus';
+import { openAccessibleView } from './AccessibleView';
 import type { Cast } from './asciicast';
 import type { TerminalTarget } from './core-link';
 import { installTerminalDebug } from './debug';
@@ -219,7 +221,12 @@ export class TerminalsFeature implements Disposable {
     this.focusSoon(activePaneId);
   }
 
-  closeTab(tabId: string): void {
+  /**
+   * Closes a tab and ends its terminals. Focus goes to the next tab's terminal, or with
+   * `focus: 'tab'` (closed from the tab strip by keyboard) stays with the strip; with no tab
+   * left, to the view's home.
+   */
+  closeTab(tabId: string, options: { readonly focus?: 'pane' | 'tab' } = {}): void {
     const tab = this.state.tabs.find((candidate) => candidate.id === tabId);
     if (tab === undefined) return;
     const panes = new Map(this.state.panes);
@@ -230,14 +237,16 @@ export class TerminalsFeature implements Disposable {
       panes.delete(paneId);
       finding.delete(paneId);
     }
-    this.store.setState({ panes, finding, ...this.withoutTab(tabId) });
+    this.store.setState({ panes, finding, ...this.withoutTab(tabId, options.focus ?? 'pane') });
+    rescueFocus();
   }
 
-  activateTab(tabId: string): void {
+  /** Selects a tab; its terminal gets the focus, unless `focus: 'tab'` (arrows on the strip). */
+  activateTab(tabId: string, options: { readonly focus?: 'pane' | 'tab' } = {}): void {
     const tab = this.state.tabs.find((candidate) => candidate.id === tabId);
     if (tab === undefined) return;
     this.store.setState({ activeTabId: tabId });
-    this.focusSoon(tab.activePaneId);
+    if (options.focus !== 'tab') this.focusSoon(tab.activePaneId);
   }
 
   cycleTab(step: 1 | -1): void {
@@ -342,9 +351,45 @@ export class TerminalsFeature implements Disposable {
       case 'palette':
         this.model.ui.getState().setPaletteOpen(true);
         return;
+      case 'leave':
+        this.leave(shortcut.step);
+        return;
+      case 'tab-focus':
+        this.toggleTabMovesFocus();
+        return;
+      case 'accessible-view':
+        if (content?.kind === 'terminal') openAccessibleView(this.model, content.pane);
+        return;
+      case 'open-palette':
       case 'app':
         return;
     }
+  }
+
+  /**
+   * F6: out of the terminal to its tab in the strip (from where Tab goes on through the
+   * page); Shift+F6: back to the sidebar, on the current view.
+   */
+  leave(step: 1 | -1): void {
+    const target =
+      step === 1 && this.state.activeTabId !== undefined
+        ? document.getElementById(tabElementId(this.state.activeTabId))
+        : document.querySelector<HTMLElement>('nav [aria-current="page"]');
+    target?.focus();
+  }
+
+  /** Ctrl+M: Tab and Shift+Tab move focus (on) or go to the program (off); said in a toast. */
+  toggleTabMovesFocus(): void {
+    const on = !this.state.settings.tabMovesFocus;
+    this.updateSettings({ tabMovesFocus: on });
+    this.model.toasts.getState().show({
+      tone: 'info',
+      title: on ? 'Tab moves focus' : 'Tab goes to the terminal',
+      body: on
+        ? 'Tab and Shift+Tab now leave the terminal. Ctrl+M gives them back to the program.'
+        : 'Tab and Shift+Tab now go to the program. Ctrl+M or F6 to leave the terminal.',
+      topic: 'terminal-tab-focus',
+    });
   }
 
   /** Terminal panes in tab order, then reading order within each tab. */
@@ -404,13 +449,16 @@ export class TerminalsFeature implements Disposable {
     this.focusSoon(paneId);
   }
 
-  private withoutTab(tabId: string): Pick<TerminalsState, 'tabs' | 'activeTabId'> {
+  private withoutTab(
+    tabId: string,
+    focus: 'pane' | 'tab' = 'pane',
+  ): Pick<TerminalsState, 'tabs' | 'activeTabId'> {
     const { tabs, activeTabId } = this.state;
     const index = tabs.findIndex((tab) => tab.id === tabId);
     const rest = tabs.filter((tab) => tab.id !== tabId);
     if (activeTabId !== tabId) return { tabs: rest, activeTabId };
     const next = rest[Math.min(index, rest.length - 1)];
-    if (next !== undefined) this.focusSoon(next.activePaneId);
+    if (next !== undefined && focus === 'pane') this.focusSoon(next.activePaneId);
     return { tabs: rest, activeTabId: next?.id };
   }
 
@@ -428,6 +476,11 @@ export class TerminalsFeature implements Disposable {
     this.nextId += 1;
     return id;
   }
+}
+
+/** The DOM id of a tab's `tab` element in the strip: where F6 takes the focus. */
+export function tabElementId(tabId: string): string {
+  return `terminal-tab-${tabId}`;
 }
 
 const terminalsState = new FeatureState('terminals', (owner) => new TerminalsFeature(owner));
