@@ -72,11 +72,7 @@ export function EndedBanner({ pane, onClose }: { pane: TerminalPane; onClose: ()
           </button>
         )}
         {noShell ? null : reopenable ? (
-          <button
-            type="button"
-            className="btn btn-small btn-primary"
-            onClick={() => pane.reopen()}
-          >
+          <button type="button" className="btn btn-small btn-primary" onClick={() => pane.reopen()}>
             <Icon name="refresh" size={14} />
             Reopen
           </button>
