@@ -260,6 +260,17 @@ describe('StatsPoller', () => {
     expect(recorder.last?.podStatsAvoided).toBe(client.hazard);
     expect(client.count('listPodStats')).toBe(0);
     expect(client.calls.filter((call) => call.startsWith('podStats'))).toEqual([]);
+
+    // The runtime came back as a version without the crash: its pods' own stats again.
+    client.hazard = undefined;
+    client.podStatsList = [pod('p1', 0, 'web')];
+    await tick();
+    client.podStatsList = [pod('p1', 1e9, 'web')];
+    await tick();
+    expect(recorder.last?.podStatsAvoided).toBeUndefined();
+    expect(recorder.last?.pods.map((p) => [p.name, p.cpuPercent, p.source])).toEqual([
+      ['web', 50, undefined],
+    ]);
   });
 
   it('bounds the history by age', async () => {

@@ -97,10 +97,12 @@ export class StatsPoller implements Disposable {
   private containerStatsSupported = true;
   private podStatsSupported = true;
   /**
-   * Why this runtime is not asked for pod stats at all (CriClient.podStatsHazard): its pods
-   * are then the sums of their containers. Undefined until learnt; null when it may be asked.
+   * Why this runtime is not asked for pod stats at all (CriClient.podStatsHazard), as of
+   * the last poll: its pods are then the sums of their containers. Asked each poll, as the
+   * runtime may come back from a restart as another version (the client keeps what its
+   * Version said until then, so this costs no call).
    */
-  private podStatsAvoided: string | null | undefined;
+  private podStatsAvoided: string | undefined;
   /** While set, ListPodSandboxStats failed and pods are read one by one until then. */
   private listPodsRetryAt: number | undefined;
   private lastError: AppErrorData | undefined;
@@ -246,7 +248,7 @@ export class StatsPoller implements Disposable {
       pods: podUsage,
       podStatsSupported: this.podStatsSupported,
       containerStatsSupported: this.containerStatsSupported,
-      ...(typeof this.podStatsAvoided === 'string' && { podStatsAvoided: this.podStatsAvoided }),
+      ...(this.podStatsAvoided !== undefined && { podStatsAvoided: this.podStatsAvoided }),
       ...(pods.error !== undefined && { podStatsError: pods.error }),
       ...(pods.unreadable !== undefined && { unreadablePods: pods.unreadable }),
     };
@@ -316,15 +318,13 @@ export class StatsPoller implements Disposable {
   private async readPods(signal: AbortSignal): Promise<PodsRead> {
     if (!this.podStatsSupported) return { pods: [] };
     const { client } = this.options;
-    if (this.podStatsAvoided === undefined) {
-      try {
-        this.podStatsAvoided = (await client.podStatsHazard(this.callOptions(signal))) ?? null;
-      } catch (error) {
-        // Not known yet (the Version call failed): no pod stats call this poll.
-        return { pods: [], error: podStatsFailed(asAppError(error)) };
-      }
+    try {
+      this.podStatsAvoided = await client.podStatsHazard(this.callOptions(signal));
+    } catch (error) {
+      // Not known (the Version call failed): no pod stats call this poll.
+      return { pods: [], error: podStatsFailed(asAppError(error)) };
     }
-    if (this.podStatsAvoided !== null) return this.readPodsWithoutStats(signal);
+    if (this.podStatsAvoided !== undefined) return this.readPodsWithoutStats(signal);
     if (this.listPodsRetryAt === undefined || this.now() >= this.listPodsRetryAt) {
       try {
         const pods = await client.listPodStats({}, this.callOptions(signal));
