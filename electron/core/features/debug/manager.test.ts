@@ -185,6 +185,12 @@ describe('DebugManager', () => {
     await expect
       .poll(async () => (await manager.list(nodeId)).map((c) => c.status))
       .toEqual(['leftover']);
+    // The node is back and a terminal opens in it: it is ours again, and goes with it.
+    runtime.failRemove = false;
+    const again = terminal(id);
+    expect((await manager.list(nodeId)).map((c) => c.status)).toEqual(['active']);
+    again.end({ state: 'ended', reason: 'closed' });
+    await until(() => runtime.removed.includes(id), 'it is removed');
   });
 
   it('catches a runtime that ignored TARGET, and removes what it made', async () => {

@@ -268,13 +268,16 @@ export class DebugManager implements Disposable {
 
   private sessionsChanged(sessions: readonly SessionSnapshot[]): void {
     for (const owned of this.owned.values()) {
-      if (owned.removing || owned.abandoned) continue;
+      if (owned.removing) continue;
       const live = this.hasTerminal(owned.nodeId, owned.containerId, sessions);
       if (live) {
+        // One that could not be removed (its node blipped) is ours again once a terminal
+        // opens in it: removed when that one ends.
+        owned.abandoned = false;
         owned.claimed = true;
         clearTimeout(owned.timer);
         owned.timer = undefined;
-      } else if (owned.claimed && !owned.kept) {
+      } else if (owned.claimed && !owned.kept && !owned.abandoned) {
         void this.cleanUp(owned);
       }
     }
