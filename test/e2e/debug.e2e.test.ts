@@ -55,11 +55,7 @@ describe('Debugging a container with no shell, in the browser', () => {
 
   /** Closes every terminal tab, as the user would with each tab's close button. */
   async function closeTabs(): Promise<void> {
-    const close = page
-      .getByRole('tablist', { name: 'Terminal tabs' })
-      .getByRole('button', { name: 'Close tab' });
-    while ((await close.count()) > 0) await close.first().click();
-    await page.getByText('No terminals open').waitFor();
+    await terminals.closeAllTabs();
   }
 
   /** Fills in the Debug dialog with the lab's busybox and starts it. */
