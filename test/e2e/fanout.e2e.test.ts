@@ -112,9 +112,10 @@ describe('Run on many in the browser, against the lab', () => {
       .getByRole('spinbutton', { name: /^Timeout/ })
       .fill('0');
     await form().getByRole('button', { name: 'Run' }).click();
-    await expect(page.locator('.fanout-method').textContent()).resolves.toMatch(
-      /^Streaming exec: no timeout/,
-    );
+    // The line of the run before stays until this run's rows arrive: wait for it.
+    await expect
+      .poll(() => page.locator('.fanout-method').textContent())
+      .toMatch(/^Streaming exec: no timeout/);
     await expect.poll(() => summary().textContent()).toMatch(/^0\/6 done · 6 running$/);
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => summary().textContent()).toBe('6/6 done · 6 cancelled');
