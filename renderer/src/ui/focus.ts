@@ -2,7 +2,8 @@
  * Focus never falls to <body>. When what had the focus goes away (a closed dialog whose
  * opener is gone, a closed terminal tab, an expired toast, a removed row's detail pane, a
  * view switch), focus goes to the view's home: the element marked `data-focus-home` in
- * <main> (a view's table), else the first control in <main>, else <main> itself.
+ * <main> (a view's table, the Terminals view's selected tab), else the first control in
+ * <main>, else <main> itself.
  *
  * Chromium fires `focusout` when a focused element is removed, so one listener catches
  * most losses; the places that know they remove the focus also call rescueFocus, which
@@ -33,12 +34,18 @@ export function focusHome(root?: Element | null): HTMLElement | undefined {
   );
 }
 
-/** After React has committed: if focus is on <body>, moves it to the home. */
+/**
+ * After React has committed: if focus is on <body>, moves it to the home. First in a
+ * microtask, which runs before the next key event is dispatched: a key pressed right
+ * after a shortcut that switched the view lands on the new home, not on <body> where it
+ * would be lost. Again at the next frame, for a commit that came after the microtask.
+ */
 export function rescueFocus(root?: Element | null): void {
-  if (typeof requestAnimationFrame !== 'function') return;
-  requestAnimationFrame(() => {
+  const rescue = (): void => {
     if (lost()) focusHome(root)?.focus({ preventScroll: false });
-  });
+  };
+  queueMicrotask(rescue);
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(rescue);
 }
 
 /** The window-wide half: focus lost by removal (not by a click elsewhere) is put back. */

@@ -57,6 +57,8 @@ function Tab({ tab, active }: { tab: TerminalTab; active: boolean }) {
         className="term-tab-label"
         aria-selected={active}
         tabIndex={active ? 0 : -1}
+        // The view's home (ui/focus.ts): focus that is lost lands here, never in the shell.
+        data-focus-home={active ? '' : undefined}
         aria-keyshortcuts="Delete"
         onClick={() => feature.activateTab(tab.id)}
         onAuxClick={(event) => {
