@@ -120,7 +120,12 @@ export function createCore(options: CoreOptions = {}): Core {
   const stats = store.add(new StatsHub(nodes));
   const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
   const debug = store.add(
-    new DebugManager({ nodes, sessions, files: (nodeId) => nodeFiles(nodes, nodeId) }),
+    new DebugManager({
+      nodes,
+      sessions,
+      files: (nodeId) => nodeFiles(nodes, nodeId),
+      configDir,
+    }),
   );
   const fanout = store.add(new FanoutManager({ nodes, sessions }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };

@@ -4,6 +4,9 @@
  * claimed goes after a while, one that can't be removed becomes a leftover, and a runtime
  * that ignores TARGET is caught and its container removed.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/errors';
 import type { Container, ContainerDetail, PodSandboxDetail } from '../../../../shared/model';
@@ -109,8 +112,7 @@ afterEach(() => {
   for (const manager of managers.splice(0)) manager.dispose();
 });
 
-function setup(unclaimedMs = 60_000) {
-  const runtime = new FakeRuntime();
+function setup(unclaimedMs = 60_000, configDir?: string, runtime = new FakeRuntime()) {
   const sessions = new SessionRegistry({ tickMs: 60_000 });
   const manager = new DebugManager({
     nodes: {
@@ -121,6 +123,7 @@ function setup(unclaimedMs = 60_000) {
     sessions,
     files: () => localFiles,
     unclaimedMs,
+    ...(configDir !== undefined && { configDir }),
   });
   managers.push(manager);
   const terminal = (containerId: string) =>
@@ -201,6 +204,31 @@ describe('DebugManager', () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'unimplemented', step: 'namespace' });
     expect(runtime.removed).toEqual(['debug-1']);
+  });
+
+  it('remembers a Keep chosen after creation across a restart, and forgets it on removal', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'porthole-debug-kept-'));
+    try {
+      const first = setup(60_000, configDir);
+      const started = await first.manager.start({ nodeId, targetId: 'target', image: 'b' });
+      const id = started.container.containerId;
+      const pane = first.terminal(id);
+      await first.manager.keep(nodeId, id, true);
+      pane.end({ state: 'ended', reason: 'closed' });
+      first.manager.dispose();
+      // A new Porthole over the same runtime: the label says nothing, the config store does.
+      const second = setup(60_000, configDir, first.runtime);
+      expect((await second.manager.list(nodeId)).map((c) => c.status)).toEqual(['kept']);
+      await second.manager.remove(nodeId, id);
+      const file = JSON.parse(await readFile(join(configDir, 'debug-kept.json'), 'utf8')) as {
+        kept: unknown[];
+      };
+      expect(file.kept).toEqual([]);
+      // Without the file's entry, a new one would be a leftover again.
+      expect(first.runtime.removed).toEqual([id]);
+    } finally {
+      await rm(configDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses to remove a container that is not a debug container', async () => {

@@ -23,6 +23,7 @@ import {
 } from '../../../../shared/model';
 import type { NodeFiles } from '../../base/files';
 import { logger } from '../../base/log';
+import { KeptStore } from './kept-store';
 import type { NodeClient, NodeManager } from '../nodes';
 import type { SessionRegistry } from '../sessions';
 import {
@@ -56,6 +57,11 @@ export interface DebugManagerOptions {
    * (the page that asked went away). Default one minute.
    */
   readonly unclaimedMs?: number;
+  /**
+   * Where a Keep chosen after creation is remembered across restarts (see KeptStore);
+   * without it, such a choice lasts until Porthole quits.
+   */
+  readonly configDir?: string;
 }
 
 interface Owned {
@@ -77,10 +83,12 @@ export class DebugManager implements Disposable {
   private readonly owned = new Map<string, Owned>();
   private readonly watching: Disposable;
   private readonly unclaimedMs: number;
+  private readonly keptStore: KeptStore | undefined;
   private disposed = false;
 
   constructor(private readonly options: DebugManagerOptions) {
     this.unclaimedMs = options.unclaimedMs ?? 60_000;
+    this.keptStore = options.configDir !== undefined ? new KeptStore(options.configDir) : undefined;
     this.watching = options.sessions.onDidChange((sessions) => this.sessionsChanged(sessions));
   }
 
@@ -159,8 +167,9 @@ export class DebugManager implements Disposable {
       client.listPods({}, call),
     ]);
     const pod = new Map(pods.map((p) => [p.id, p]));
-    return containers
-      .filter((container) => isDebugContainer(container.labels))
+    const debugContainers = containers.filter((container) => isDebugContainer(container.labels));
+    await this.keptStore?.prune(nodeId, new Set(debugContainers.map((container) => container.id)));
+    return debugContainers
       .map((container) => {
         const sandbox = pod.get(container.podSandboxId);
         return toDebugContainer(
@@ -186,6 +195,7 @@ export class DebugManager implements Disposable {
     clearTimeout(owned.timer);
     owned.claimed = true;
     owned.kept = keep;
+    await this.keptStore?.set(nodeId, containerId, keep);
     // Let go with no terminal into it: nothing will end it, so it is offered for removal.
     owned.abandoned = !keep && !this.hasTerminal(nodeId, containerId);
     const pod = await this.options.nodes
@@ -248,7 +258,18 @@ export class DebugManager implements Disposable {
   ): DebugStatus {
     const owned = this.owned.get(key(nodeId, containerId));
     if (owned !== undefined) return owned.kept ? 'kept' : owned.abandoned ? 'leftover' : 'active';
-    return labels[debugLabels.keep] === 'true' ? 'kept' : 'leftover';
+    return labels[debugLabels.keep] === 'true' || this.keptStore?.has(nodeId, containerId) === true
+      ? 'kept'
+      : 'leftover';
+  }
+
+  /** A removed container's Keep is forgotten; failing to write that only costs a line. */
+  private async forgetKept(owned: Owned): Promise<void> {
+    await this.keptStore
+      ?.set(owned.nodeId, owned.containerId, false)
+      .catch((error: unknown) =>
+        debugLog.warn('A removed debug container stays in the kept list.', error),
+      );
   }
 
   private hasTerminal(
@@ -294,10 +315,12 @@ export class DebugManager implements Disposable {
       await client.stopContainer(owned.containerId, 0);
       await client.removeContainer(owned.containerId);
       this.owned.delete(id);
+      await this.forgetKept(owned);
       await this.options.nodes.refreshResources(owned.nodeId);
     } catch (error) {
       if (isAppError(error) && error.code === 'not-found') {
         this.owned.delete(id);
+        await this.forgetKept(owned);
         return;
       }
       owned.removing = false;
