@@ -107,6 +107,7 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
       staticDir: rendererOutDir,
       services: core.services,
       events: core.events,
+      downloads: core.downloads,
       ...(options.port !== undefined && { port: options.port }),
       ...(options.host !== undefined && { host: options.host }),
       ...(options.allowRemote !== undefined && { allowRemote: options.allowRemote }),

@@ -17,6 +17,12 @@ import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
 import { DebugManager, DebugServiceImpl } from './features/debug';
 import { DiagnosticsServiceImpl } from './features/diagnostics';
 import { FanoutManager, FanoutServiceImpl, fanoutEventSource } from './features/fanout';
+import {
+  FilesManager,
+  FilesServiceImpl,
+  transfersEventSource,
+  type DownloadBody,
+} from './features/files';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -70,6 +76,11 @@ export interface Core extends Disposable {
   readonly events: EventSource;
   readonly nodes: NodeManager;
   readonly sessions: SessionRegistry;
+  /**
+   * A prepared download's bytes (`files.download`), for the browser-mode host and
+   * Electron's app protocol to stream to the page; undefined for an unknown or spent id.
+   */
+  readonly downloads: (transferId: string) => Promise<DownloadBody | undefined>;
 }
 
 export function createCore(options: CoreOptions = {}): Core {
@@ -128,6 +139,7 @@ export function createCore(options: CoreOptions = {}): Core {
     }),
   );
   const fanout = store.add(new FanoutManager({ nodes, sessions }));
+  const files = store.add(new FilesManager({ nodes, sessions, debug }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -152,6 +164,7 @@ export function createCore(options: CoreOptions = {}): Core {
         ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
       }),
       fanout: new FanoutServiceImpl(fanout),
+      files: new FilesServiceImpl(files),
     },
     events: {
       ...createEventSource(nodes),
@@ -161,9 +174,11 @@ export function createCore(options: CoreOptions = {}): Core {
       stats: statsEventSource(stats),
       forwards: forwardsEventSource(forwards),
       fanout: fanoutEventSource(fanout),
+      transfers: transfersEventSource(files),
     },
     nodes,
     sessions,
+    downloads: (transferId) => files.openDownload(transferId),
     dispose: () => store.dispose(),
   };
 }

@@ -122,7 +122,7 @@ export function runApp(): boolean {
     .whenReady()
     .then(async () => {
       const core = store.add(createCore({ configDir, appVersion: app.getVersion() }));
-      handleAppProtocol(protocol, net, join(app.getAppPath(), layout.renderer));
+      handleAppProtocol(protocol, net, join(app.getAppPath(), layout.renderer), core.downloads);
       // The CSP is also set as a header on every response (and as a meta tag in the page).
       session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
         callback({

@@ -2,6 +2,7 @@ import type { AppError } from '../errors';
 import type { Disposable } from '../lifecycle';
 import type {
   FanoutUpdate,
+  FileTransfer,
   ForwardEntry,
   LogUpdate,
   NodesDelta,
@@ -49,6 +50,11 @@ export interface Events {
   readonly stats: [argument: { readonly nodeId: string }, payload: StatsUpdate];
   /** One run on many: the run and every row first (`reset`), then the rows that changed. */
   readonly fanout: [argument: { readonly runId: string }, payload: FanoutUpdate];
+  /**
+   * Every file transfer, running ones and the last few ended, sent whole on subscribe, on
+   * every change of state and a few times a second while any runs.
+   */
+  readonly transfers: [argument: undefined, payload: readonly FileTransfer[]];
 }
 
 export type EventArgument<E extends keyof Events> = Events[E][0];

@@ -17,6 +17,11 @@ import type {
   FanoutRequest,
   FanoutRow,
   FanoutRunInfo,
+  FileTransfer,
+  FilesDownloadRequest,
+  FilesListRequest,
+  FilesListing,
+  FilesUploadRequest,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -318,6 +323,34 @@ export interface DebugService {
   remove(nodeId: string, containerId: string): Promise<void>;
 }
 
+/**
+ * A container's files (see shared/model/files.ts): listings, and downloads and uploads
+ * that stream through an exec, never whole in memory. Transfers and their progress are
+ * on the `transfers` event, and each shows in the session monitor as an exec.
+ */
+export interface FilesService {
+  /** A directory's entries. Rejects in words: no such directory, permission denied, no shell. */
+  list(request: FilesListRequest): Promise<FilesListing>;
+  /**
+   * Prepares a download: checks the path and returns the transfer, whose bytes are
+   * fetched from its `url` (a same-origin address the app's page downloads, so the
+   * browser or Electron streams them to disk). Unfetched, it expires after a minute.
+   */
+  download(request: FilesDownloadRequest): Promise<FileTransfer>;
+  /** Starts an upload: the exec that unpacks runs; the bytes follow with `write`. */
+  upload(request: FilesUploadRequest): Promise<FileTransfer>;
+  /**
+   * The next bytes of the upload, in the order of its files (at most
+   * `filesLimits.maxChunkBytes`). Resolves once the container has taken them, so one
+   * write at a time keeps memory bounded.
+   */
+  write(transferId: string, data: Uint8Array): Promise<void>;
+  /** Every byte was written: resolves with the transfer once the container unpacked it. */
+  finish(transferId: string): Promise<FileTransfer>;
+  /** Stops a transfer; what it had written is removed. */
+  cancel(transferId: string): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -330,4 +363,5 @@ export interface Services {
   readonly diagnostics: DiagnosticsService;
   readonly debug: DebugService;
   readonly fanout: FanoutService;
+  readonly files: FilesService;
 }

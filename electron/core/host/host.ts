@@ -2,12 +2,13 @@ import { access } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { pipeline, type Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
 import { defaultRpcLimits, serve, type RpcLimits } from '../../../shared/rpc';
 import { logger } from '../base/log';
+import { contentDisposition, downloadsPrefix, type HostDownload } from './downloads';
 import { setSecurityHeaders } from './security-headers';
 import { HostSession } from './session';
 import { joinRoot, resolveStaticPath, serveFile } from './static-files';
@@ -42,6 +43,11 @@ export interface HostOptions {
   readonly outgoingBuffer?: OutgoingBufferLimits;
   /** Where warnings go; default stderr. */
   readonly warn?: (message: string) => void;
+  /**
+   * A prepared file download's bytes (`files.download` gives the page its address under
+   * `/files/download/`); without it those addresses are 404.
+   */
+  readonly downloads?: (transferId: string) => Promise<HostDownload | undefined>;
   /** Hears every request the RPC refused (a limit, an unknown method…), e.g. for a log. */
   readonly onRefused?: (error: AppError) => void;
 }
@@ -186,8 +192,35 @@ export async function startHost(options: HostOptions): Promise<Host> {
       }
       return;
     }
-    // The app itself (any other path is an app route): with a link or the session cookie.
     const current = session!;
+    if (path.startsWith(downloadsPrefix) && request.method === 'GET') {
+      if (!current.admits(request)) return plain(response, 401, 'Not signed in.');
+      const transferId = path.slice(downloadsPrefix.length);
+      let download: HostDownload | undefined;
+      try {
+        download = await options.downloads?.(transferId);
+      } catch (error) {
+        return plain(response, 502, error instanceof Error ? error.message : String(error));
+      }
+      if (download === undefined) {
+        return plain(
+          response,
+          404,
+          'This download is not waiting any more (each address works once).',
+        );
+      }
+      response.statusCode = 200;
+      response.setHeader('Content-Type', download.contentType);
+      response.setHeader('Content-Disposition', contentDisposition(download.fileName));
+      response.setHeader('Cache-Control', 'no-store');
+      // Backpressure both ways: a slow disk pauses the exec's stream; a failure cuts the
+      // response, so the browser marks the download failed instead of saving a part.
+      pipeline(download.body, response, (error) => {
+        if (error !== undefined && error !== null) response.destroy();
+      });
+      return;
+    }
+    // The app itself (any other path is an app route): with a link or the session cookie.
     // Only a GET spends a link: a HEAD (a link preview, a checker) leaves it for the browser.
     const presented = request.method === 'GET' ? url.searchParams.get('token') : null;
     if (presented !== null && current.redeem(presented)) {

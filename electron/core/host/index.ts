@@ -1,4 +1,5 @@
 export { startHost, rpcPath, type Host, type HostOptions } from './host';
+export { contentDisposition, downloadsPrefix, type HostDownload } from './downloads';
 export { contentSecurityPolicy } from './security-headers';
 export { createToken, tokenMatches } from './token';
 export { resolveStaticPath, mimeTypeOf } from './static-files';

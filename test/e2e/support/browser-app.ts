@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import type { EventSource, ServiceHandlers } from '../../../shared/contract';
-import { startHost, type Host } from '../../../electron/core/host';
+import { startHost, type Host, type HostOptions } from '../../../electron/core/host';
 import { rendererConfig } from '../../../scripts/build';
 
 let built: Promise<string> | undefined;
@@ -47,9 +47,16 @@ let openHosts = 0;
 export async function startBrowserHost(
   services: ServiceHandlers,
   events: EventSource,
+  downloads?: HostOptions['downloads'],
 ): Promise<Host> {
   const staticDir = await ensureRendererBuilt();
-  const host = await startHost({ staticDir, services, events, warn: () => undefined });
+  const host = await startHost({
+    staticDir,
+    services,
+    events,
+    warn: () => undefined,
+    ...(downloads !== undefined && { downloads }),
+  });
   openHosts += 1;
   let closed = false;
   return Object.assign(Object.create(host) as Host, {

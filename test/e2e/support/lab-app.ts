@@ -143,7 +143,7 @@ export class LabSuite {
       },
     });
     if (options.connect !== false) await core.services.nodes.connect(this.nodeId);
-    const host = await startBrowserHost(core.services, core.events);
+    const host = await startBrowserHost(core.services, core.events, core.downloads);
     const browser = await launchChromium();
     const opened = await openApp(browser, host, options.window ?? {});
     this.app = { core, host, browser, opened, page: opened.page };

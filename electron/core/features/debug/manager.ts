@@ -183,6 +183,39 @@ export class DebugManager implements Disposable {
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /**
+   * A running debug container of the target and where the target's root is from inside
+   * it (`/proc/<pid>/root`), for reaching the files of a container that has no shell;
+   * undefined when there is none (or the target's process can't be found from it).
+   */
+  async rootOf(
+    nodeId: string,
+    targetId: string,
+    signal?: AbortSignal,
+  ): Promise<{ readonly containerId: string; readonly root: string } | undefined> {
+    const client = this.options.nodes.client(nodeId);
+    const call = signal !== undefined ? { signal } : {};
+    const candidates = (
+      await client.listContainers({ labels: { [debugLabels.targetId]: targetId } }, call)
+    )
+      .filter((container) => container.state === 'running' && isDebugContainer(container.labels))
+      .sort((a, b) => b.createdAt - a.createdAt);
+    const debugContainer = candidates[0];
+    if (debugContainer === undefined) return undefined;
+    const target = await client.containerStatus(targetId, { ...call, verbose: true });
+    const mode = pidModeOf(target);
+    const pid = await this.targetPid(
+      client,
+      debugContainer.id,
+      target,
+      mode,
+      `The runtime on ${this.options.nodes.nodeName(nodeId)}`,
+    ).catch(() => undefined);
+    return pid === undefined
+      ? undefined
+      : { containerId: debugContainer.id, root: `/proc/${pid}/root` };
+  }
+
   async keep(
     nodeId: string,
     containerId: string,
