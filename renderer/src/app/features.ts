@@ -13,6 +13,7 @@ import { containerLogsAction, logsView } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { containerDebugAction, debugView } from '../features/debug';
 import { containerFanoutAction, fanoutView } from '../features/fanout';
+import { containerFilesAction, filesView } from '../features/files';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -26,6 +27,7 @@ export const views: readonly ViewDefinition[] = [
   portForwardsView,
   sessionsView,
   debugView,
+  filesView,
   logsView,
   statsView,
   diagnosticsView,
@@ -47,6 +49,7 @@ export const resourceActions: ResourceActions = {
   containers: [
     ...containerTerminalActions,
     containerDebugAction,
+    containerFilesAction,
     containerLogsAction,
     containerStatsAction,
     containerFanoutAction,

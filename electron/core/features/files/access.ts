@@ -13,6 +13,8 @@ export interface Access extends FilesAccess {
   readonly execIn: string;
   /** Prefixed to every path: '' directly, `/proc/<pid>/root` through a debug container. */
   readonly root: string;
+  /** The tools' absolute paths, as the exec runs them (an exec may have no PATH). */
+  readonly paths: Tools['paths'];
   readonly containerName: string;
 }
 
@@ -30,9 +32,13 @@ export interface DebugRoots {
  */
 const probeScript = [
   'IFS=:',
-  'for d in $PATH; do [ -x "$d/tar" ] && { echo tar; break; }; done',
-  'for d in $PATH; do [ -x "$d/sha256sum" ] && { echo sha256; break; }; done',
-  ':',
+  // An exec may come with no PATH at all (CRI-O gives a toolbox none): look where images put them.
+  'for d in ${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}; do',
+  '  [ -z "$tar" ] && [ -x "$d/tar" ] && tar="$d/tar"',
+  '  [ -z "$sum" ] && [ -x "$d/sha256sum" ] && sum="$d/sha256sum"',
+  '  [ -z "$cat" ] && [ -x "$d/cat" ] && cat="$d/cat"',
+  'done',
+  'printf "tar=%s\\nsha256=%s\\ncat=%s\\n" "$tar" "$sum" "$cat"',
 ].join('\n');
 const probeTimeoutSeconds = 10;
 
@@ -50,11 +56,17 @@ function isTransportFailure(error: unknown): boolean {
   );
 }
 
+interface Tools {
+  readonly tar: boolean;
+  readonly sha256: boolean;
+  readonly paths: { readonly tar: string; readonly sha256sum: string; readonly cat: string };
+}
+
 async function tools(
   client: Pick<NodeClient, 'execSync'>,
   containerId: string,
   signal?: AbortSignal,
-): Promise<{ tar: boolean; sha256: boolean } | undefined> {
+): Promise<Tools | undefined> {
   try {
     const result = await client.execSync(
       containerId,
@@ -63,8 +75,23 @@ async function tools(
       signal !== undefined ? { signal } : {},
     );
     if (result.exitCode !== 0) return undefined;
-    const found = new TextDecoder().decode(result.stdout).split('\n');
-    return { tar: found.includes('tar'), sha256: found.includes('sha256') };
+    const found = new Map(
+      new TextDecoder()
+        .decode(result.stdout)
+        // A toolbox with a tty (CRI-O runs ExecSync through it) ends lines with \r\n.
+        .split(/\r?\n/)
+        .map((line) => [
+          line.slice(0, line.indexOf('=')),
+          line.slice(line.indexOf('=') + 1).trim(),
+        ]),
+    );
+    const tar = found.get('tar') ?? '';
+    const sha256sum = found.get('sha256') ?? '';
+    return {
+      tar: tar !== '',
+      sha256: sha256sum !== '',
+      paths: { tar, sha256sum, cat: found.get('cat') || 'cat' },
+    };
   } catch (error) {
     if (isTransportFailure(error)) throw error;
     // The runtime could not start `sh`: the image has none.

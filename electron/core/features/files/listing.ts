@@ -8,12 +8,16 @@ import { posix } from 'node:path';
 import { AppError } from '../../../../shared/errors';
 import type { FileEntry, FileEntryType } from '../../../../shared/model';
 
+/** A shell's first line: the usual PATH where the exec brought none (CRI-O's toolbox). */
+export const defaultPath =
+  'PATH=${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}; export PATH\n';
+
 /**
  * `$1` is the directory. Exit 2: it can't be entered (the message on stderr says why).
  * `%f` is the raw mode in hex (type and permission bits), `%Y` the mtime in seconds.
  */
 export const listScript = [
-  'cd "$1" || exit 2',
+  defaultPath + 'cd "$1" || exit 2',
   'for f in .* *; do',
   '  if [ "$f" = . ] || [ "$f" = .. ]; then continue; fi',
   '  if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi',
@@ -60,7 +64,8 @@ export function parseListing(
     if (nameEnd < 0) break;
     const linkEnd = output.indexOf(0, nameEnd + 1);
     if (linkEnd < 0) break;
-    const fields = lossy.decode(output.subarray(at, lineEnd)).split(' ');
+    // trim: a toolbox with a tty (CRI-O's ExecSync) ends the line with \r.
+    const fields = lossy.decode(output.subarray(at, lineEnd)).trim().split(' ');
     at = linkEnd + 1;
     if (entries.length >= max) {
       truncated = true;

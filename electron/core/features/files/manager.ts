@@ -31,7 +31,7 @@ import { openRemoteCommand, type RemoteCommand } from '../../base/streaming';
 import type { NodeManager } from '../nodes';
 import type { SessionHandle, SessionRegistry } from '../sessions';
 import { resolveAccess, type Access, type DebugRoots } from './access';
-import { containerPath, describeFailure, listScript, parseListing } from './listing';
+import { containerPath, defaultPath, describeFailure, listScript, parseListing } from './listing';
 import { TransferRecord } from './progress';
 
 const filesLog = logger('files');
@@ -68,6 +68,7 @@ const stderrCap = 8 * 1024;
 const progressTickMs = 250;
 
 const uploadScript = [
+  defaultPath,
   'd="$1"',
   't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || exit 3',
   'trap \'rm -rf "$t"\' EXIT',
@@ -84,6 +85,7 @@ const uploadScript = [
 
 /** Without tar: one file through cat, kept only when every byte arrived. */
 const catUploadScript = [
+  defaultPath,
   'p="$1"',
   't="$p.porthole-part"',
   'trap \'rm -f "$t"\' EXIT',
@@ -189,7 +191,7 @@ export class FilesManager implements Disposable {
       throw describeFailure(new TextDecoder().decode(result.stderr), path, 'listing');
     }
     const { entries, truncated } = parseListing(result.stdout, filesLimits.maxEntries);
-    const { execIn: _e, root: _r, containerName: _n, ...shown } = access;
+    const { execIn: _e, root: _r, containerName: _n, paths: _p, ...shown } = access;
     return { path, entries, truncated, access: shown };
   }
 
@@ -208,7 +210,7 @@ export class FilesManager implements Disposable {
     const client = this.options.nodes.client(request.nodeId);
     const stat = await client.execSync(
       access.execIn,
-      ['sh', '-c', 'stat -L -c "%f %s" "$1"', 'sh', target],
+      ['sh', '-c', `${defaultPath}stat -L -c "%f %s" "$1"`, 'sh', target],
       statTimeoutSeconds,
       signal !== undefined ? { signal } : {},
     );
@@ -295,9 +297,9 @@ export class FilesManager implements Disposable {
     const base = `./${posix.basename(target)}`;
     const cmd = access.tar
       ? isDirectory
-        ? ['tar', '-cf', '-', '-C', parent, base]
-        : ['tar', '-chf', '-', '-C', parent, base]
-      : ['cat', target];
+        ? [access.paths.tar, '-cf', '-', '-C', parent, base]
+        : [access.paths.tar, '-chf', '-', '-C', parent, base]
+      : [access.paths.cat, target];
     download.session = this.options.sessions?.register({
       kind: 'exec',
       nodeId,
@@ -704,7 +706,11 @@ export class FilesManager implements Disposable {
     }
     const result = await this.options.nodes
       .client(download.nodeId)
-      .execSync(download.access.execIn, ['sha256sum', download.target], checksumTimeoutSeconds)
+      .execSync(
+        download.access.execIn,
+        [download.access.paths.sha256sum, download.target],
+        checksumTimeoutSeconds,
+      )
       .catch(() => undefined);
     const theirs =
       result?.exitCode === 0 ? new TextDecoder().decode(result.stdout).split(' ')[0] : undefined;
@@ -734,7 +740,10 @@ export class FilesManager implements Disposable {
       .client(upload.nodeId)
       .execSync(
         upload.access.execIn,
-        ['sha256sum', ...upload.files.map((file) => posix.join(target, file.path))],
+        [
+          upload.access.paths.sha256sum,
+          ...upload.files.map((file) => posix.join(target, file.path)),
+        ],
         checksumTimeoutSeconds,
       )
       .catch(() => undefined);
@@ -764,7 +773,11 @@ export class FilesManager implements Disposable {
   ): Promise<number | undefined> {
     const result = await this.options.nodes
       .client(nodeId)
-      .execSync(access.execIn, ['du', '-sk', target], statTimeoutSeconds)
+      .execSync(
+        access.execIn,
+        ['sh', '-c', `${defaultPath}du -sk "$1"`, 'sh', target],
+        statTimeoutSeconds,
+      )
       .catch(() => undefined);
     if (result === undefined) return undefined;
     const kib = Number(new TextDecoder().decode(result.stdout).split(/\s/)[0]);
