@@ -184,6 +184,22 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Logs');
   });
 
+  it('Files', async () => {
+    await app.go('Containers');
+    await containers().filter(lab.runId);
+    await containers().open(/^shell/);
+    await containers()
+      .detailAction(/^Files$/)
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
+    await page
+      .getByRole('grid', { name: 'Files in /' })
+      .locator('[role="row"][data-key]')
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await audit('Files');
+  });
+
   it('Stats', async () => {
     const stats = new StatsPage(page);
     await view('Stats', async () => {

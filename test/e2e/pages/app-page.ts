@@ -9,6 +9,7 @@ export type ViewName =
   | 'Port forwards'
   | 'Sessions'
   | 'Debug containers'
+  | 'Files'
   | 'Logs'
   | 'Stats'
   | 'Run on many';
