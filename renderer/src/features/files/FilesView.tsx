@@ -307,7 +307,7 @@ export function FilesView() {
               type="file"
               hidden
               aria-label="A folder to upload"
-              {...({ webkitdirectory: '' })}
+              {...{ webkitdirectory: '' }}
               onChange={(event) => {
                 void feature.upload(itemsFromInput(event.currentTarget.files));
                 event.currentTarget.value = '';
