@@ -33,7 +33,7 @@ export class LazySftp {
           return;
         }
         sftp.on('error', () => {});
-        // A closed SFTP session (sftp-server exited) is reopened on the next use.
+        // A closed SFTP subsystem (sftp-server exited) is reopened on the next use.
         sftp.once('close', () => {
           if (this.opening === opened) this.opening = undefined;
         });
@@ -41,7 +41,7 @@ export class LazySftp {
       }),
     );
     this.opening = opened;
-    // The caller hears the failure through `opened`; this only forgets the failed session.
+    // The caller hears the failure through `opened`; this only forgets the failed one.
     opened.catch(() => {
       if (this.opening === opened) this.opening = undefined;
     });
