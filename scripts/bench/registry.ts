@@ -50,4 +50,15 @@ export const benches: readonly BenchEntry[] = [
       return fromRecord('ui', async () => ({ ...(await uiBench.run()) }), uiBench.targets);
     },
   },
+  {
+    name: 'ui-fleet',
+    load: async () => {
+      const { uiFleetBench } = await import('./ui-fleet');
+      return fromRecord(
+        'ui-fleet',
+        async () => ({ ...(await uiFleetBench.run()) }),
+        uiFleetBench.targets,
+      );
+    },
+  },
 ];

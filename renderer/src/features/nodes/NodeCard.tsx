@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { CapabilityState, NodeStatus } from '../../../../shared/model';
 import { capabilityNames } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
@@ -209,7 +210,11 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
   );
 }
 
-export function NodeCard({ node }: { node: NodeStatus }) {
+/**
+ * One node's card. Memoised on the status object: when one node of hundreds changes, one
+ * card renders (statuses that didn't change keep their identity, see nodes-store).
+ */
+export const NodeCard = memo(function NodeCard({ node }: { node: NodeStatus }) {
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   const connected = node.state === 'connected';
@@ -217,7 +222,8 @@ export function NodeCard({ node }: { node: NodeStatus }) {
   const busy = pending !== undefined || node.state === 'connecting';
 
   return (
-    <article className="node-card" data-state={node.state} aria-label={node.name}>
+    // tabIndex -1: the list can give it the focus when the card moves (see NodeCardList).
+    <article className="node-card" data-state={node.state} aria-label={node.name} tabIndex={-1}>
       <header className="node-card-header">
         <Icon name="nodes" size={18} />
         <div className="node-card-title">
@@ -311,4 +317,4 @@ export function NodeCard({ node }: { node: NodeStatus }) {
       </footer>
     </article>
   );
-}
+});

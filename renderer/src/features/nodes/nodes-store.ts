@@ -3,6 +3,7 @@ import type { AppErrorData } from '../../../../shared/errors';
 import { toAppErrorData } from '../../../../shared/errors';
 import type { NodeStatus } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
+import { sameData } from '../resources/delta';
 
 /** What the top bar's node selector picks: every connected node, or one. */
 export type NodeScope =
@@ -44,10 +45,39 @@ export function createNodesStore(client: PortholeClient): NodesStore {
   const subscription = client.subscribe(
     'nodes',
     undefined,
-    (nodes) => store.setState({ nodes, loaded: true, error: undefined }),
+    (nodes) =>
+      store.setState((state) => ({
+        nodes: keepUnchanged(state.nodes, nodes),
+        loaded: true,
+        error: undefined,
+      })),
     (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
   );
   return { ...store, dispose: () => subscription.dispose() };
+}
+
+/**
+ * `next`, with each status that equals the one before it replaced by that one (and the
+ * whole list when nothing changed): what renders per node (its card, its picker option)
+ * is memoised on the status object, so a change to one node of 500 renders one card.
+ */
+export function keepUnchanged(
+  previous: readonly NodeStatus[],
+  next: readonly NodeStatus[],
+): readonly NodeStatus[] {
+  if (previous.length === 0) return next;
+  const before = new Map(previous.map((node) => [node.nodeId, node]));
+  let same = previous.length === next.length;
+  const kept = next.map((node, index) => {
+    const old = before.get(node.nodeId);
+    if (old !== undefined && sameData(old, node)) {
+      if (previous[index] !== old) same = false;
+      return old;
+    }
+    same = false;
+    return node;
+  });
+  return same ? previous : kept;
 }
 
 /**

@@ -24,6 +24,9 @@ describe('refines', () => {
       refines(last, sorted, { ...emptyFilter, text: 'web-1', state: 'ready' }, undefined),
     ).toBe(false);
     expect(refines(last, sorted, { ...emptyFilter, text: 'web-1' }, 'n1')).toBe(false);
+    expect(refines(last, sorted, { ...emptyFilter, text: 'web-1', node: 'eu' }, undefined)).toBe(
+      false,
+    );
     expect(
       refines({ ...last, filter: emptyFilter }, sorted, { ...emptyFilter, text: 'a' }, undefined),
     ).toBe(false);

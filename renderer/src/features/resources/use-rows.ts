@@ -2,6 +2,7 @@ import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
 import type { NodeStatus } from '../../../../shared/model';
+import { nodeIdsNamed } from '../nodes/fleet';
 import type { NodeScope } from '../nodes/nodes-store';
 import type { ResourceIndex } from './delta';
 import { filterRows, type ResourceFilter } from './filter';
@@ -99,6 +100,7 @@ export function useVisibleRows<K extends ResourceKind>(
   );
   const scope = useNodes((state) => state.scope);
   const nodeId = scopeNodeId(scope);
+  const named = useNodesNamed(filter.node);
   const model = useModel();
   const sorted = useMemo(() => model.rows.sorted(kind, all, sort), [model, kind, all, sort]);
   const inScope = useMemo(
@@ -111,13 +113,15 @@ export function useVisibleRows<K extends ResourceKind>(
   const filtered = useMemo(() => {
     const previous = last.current;
     const source =
-      previous !== undefined && refines(previous, sorted, filter, nodeId)
+      previous !== undefined &&
+      previous.named === named &&
+      refines(previous, sorted, filter, nodeId)
         ? previous.result.rows
         : sorted;
-    const result = filterRows(kind, source, filter, nodeId);
-    last.current = { sorted, filter, nodeId, result };
+    const result = filterRows(kind, source, filter, nodeId, named);
+    last.current = { sorted, filter, nodeId, named, result };
     return result;
-  }, [kind, sorted, filter, nodeId]);
+  }, [kind, sorted, filter, nodeId, named]);
   return { ...filtered, total: inScope };
 }
 
@@ -125,6 +129,8 @@ interface LastFilter<K extends ResourceKind> {
   readonly sorted: readonly RowsByKind[K][];
   readonly filter: ResourceFilter;
   readonly nodeId: string | undefined;
+  /** The nodes the Node filter resolved to. */
+  readonly named?: ReadonlySet<string> | undefined;
   readonly result: { rows: readonly RowsByKind[K][]; error?: string };
 }
 
@@ -143,9 +149,35 @@ export function refines<K extends ResourceKind>(
     last.filter.namespace === filter.namespace &&
     last.filter.state === filter.state &&
     last.filter.podKey === filter.podKey &&
+    last.filter.node === filter.node &&
     last.filter.text.trim() !== '' &&
     filter.text.toLowerCase().startsWith(last.filter.text.toLowerCase())
   );
+}
+
+/**
+ * The ids of the nodes whose name has every word of the Node filter (undefined when it is
+ * empty). Resolved once per filter and node list, so the row test is a set lookup.
+ */
+export function useNodesNamed(query: string): ReadonlySet<string> | undefined {
+  const nodes = useNodes((state) => state.nodes);
+  const last = useRef<ReadonlySet<string> | undefined>(undefined);
+  return useMemo(() => {
+    const next = nodeIdsNamed(nodes, query);
+    // The same nodes as before (a status changed, not a name): the same set, so the
+    // filtered rows are kept instead of filtered again.
+    const previous = last.current;
+    if (
+      next !== undefined &&
+      previous !== undefined &&
+      next.size === previous.size &&
+      [...next].every((id) => previous.has(id))
+    ) {
+      return previous;
+    }
+    last.current = next;
+    return next;
+  }, [nodes, query]);
 }
 
 /** nodeId → the node's name, for the Node column and messages. */
