@@ -20,6 +20,10 @@ export default defineConfig({
             'test/support/**/*.test.ts',
           ],
           environment: 'node',
+          // vitest's 5 s is one machine's guess too: under a load average of 22 on two
+          // cores, unit files that render React or load ESLint took 3–10 s. A test that
+          // hangs still fails, later.
+          testTimeout: 20_000,
         },
       },
       {

@@ -194,7 +194,10 @@ export async function ensureContainerd2(cacheRoot: string): Promise<Containerd2>
     return hit;
   }
   const arch = (await run('dpkg', ['--print-architecture'])).stdout.trim();
-  const aptDir = join(cacheRoot, 'apt');
+  // A private apt directory per process: two labs brought up at once on a fresh machine
+  // (one per worktree, or a test run beside a developer's lab) otherwise remove and
+  // rename each other's lists mid-update, and both fail.
+  const aptDir = join(cacheRoot, `apt.${process.pid}`);
   await rm(aptDir, { recursive: true, force: true });
   for (const dir of ['lists/partial', 'cache/archives/partial', 'download']) {
     await mkdir(join(aptDir, dir), { recursive: true });
@@ -229,9 +232,14 @@ export async function ensureContainerd2(cacheRoot: string): Promise<Containerd2>
     await rm(temp, { recursive: true, force: true });
     await mkdir(temp, { recursive: true });
     await run('dpkg-deb', ['-x', debPath, temp]);
-    await rm(target, { recursive: true, force: true });
-    await rename(temp, target);
-    await writeFile(join(root, 'current'), `${version}\n`);
+    if ((await cachedContainerd2(root))?.version === version) {
+      // Another lab extracted the same version meanwhile, and may be running from it.
+      await rm(temp, { recursive: true, force: true });
+    } else {
+      await rm(target, { recursive: true, force: true });
+      await rename(temp, target);
+      await writeFile(join(root, 'current'), `${version}\n`);
+    }
   } catch (error) {
     if (error instanceof LabError) {
       throw new LabError(

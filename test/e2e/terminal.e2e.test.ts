@@ -543,10 +543,14 @@ describe('Terminals in the browser, against the lab', () => {
       await terminals.waitForLine(flooded, 'after the flood');
 
       expect(during).toHaveLength(20);
-      // Glyph on screen, keys sent by Playwright, on a shared CI machine: a frozen pane
-      // fails this; the bench holds the 100 ms target (term_echo_during_flood_p99_ms).
-      expect(percentile(during, 50)).toBeLessThanOrEqual(250);
-      expect(Math.max(...during)).toBeLessThan(2000);
+      // Glyph on screen, keys sent by Playwright: every echo came back while the flood ran
+      // (it stops only when told), so the pane was never frozen behind it. How fast is the
+      // bench's (term_echo_during_flood_p99_ms). The bounds here are relative to the idle
+      // echo measured on the same machine a moment before: under a load average of 22 on
+      // two cores an absolute 250 ms p50 failed with 509 ms, with the pane answering.
+      const idleP50 = percentile(idle, 50);
+      expect(percentile(during, 50)).toBeLessThanOrEqual(Math.max(250, 20 * idleP50));
+      expect(Math.max(...during)).toBeLessThan(Math.max(2000, 60 * idleP50));
       // Scrollback is bounded: 50 MB of output doesn't become 50 MB of page memory.
       expect(heap).toBeLessThan(300e6);
     },
