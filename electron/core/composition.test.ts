@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors';
-import type { NodeStatus, ResourceDelta } from '../../shared/model';
+import type { NodesDelta, ResourceDelta } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { defaultConfigDir } from './base/config';
 import { logger } from './base/log';
@@ -187,13 +187,15 @@ containers:
   });
 
   it('sends node statuses on subscribe and on each change', async () => {
-    const seen: (readonly NodeStatus[])[] = [];
-    const subscription = client.subscribe('nodes', undefined, (s) => seen.push(s));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen[0]?.[0]).toMatchObject({ nodeId, state: 'connected' });
+    const seen: NodesDelta[] = [];
+    const subscription = client.subscribe('nodes', undefined, (delta) => seen.push(delta));
+    await expect.poll(() => seen.length).toBeGreaterThan(0);
+    expect(seen[0]).toMatchObject({ reset: true, upserted: [{ nodeId, state: 'connected' }] });
     await client.services.nodes.disconnect(nodeId);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(seen.at(-1)?.[0]).toMatchObject({ nodeId, state: 'disconnected' });
+    // Only the node that changed.
+    await expect
+      .poll(() => seen.at(-1))
+      .toMatchObject({ reset: false, upserted: [{ nodeId, state: 'disconnected' }], removed: [] });
     subscription.dispose();
   });
 

@@ -88,8 +88,8 @@ async function run({ runtime, log }: BenchContext): Promise<BenchFigure[]> {
 
     let status: NodeStatus | undefined;
     const statusListeners = new Set<() => void>();
-    core.nodes.onDidChange((statuses) => {
-      status = statuses.find((node) => node.nodeId === nodeId);
+    core.nodes.onDidChange(({ upserted }) => {
+      status = upserted.find((node) => node.nodeId === nodeId) ?? status;
       for (const listener of [...statusListeners]) listener();
     });
     const onStatus = (check: () => void): (() => void) => {

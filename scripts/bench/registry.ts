@@ -43,6 +43,7 @@ export const benches: readonly BenchEntry[] = [
   { name: 'crictl', load: async () => (await import('./crictl')).crictlBench },
   { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
   { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
+  { name: 'fleet', load: async () => (await import('./fleet')).fleetBench },
   {
     name: 'ui',
     load: async () => {

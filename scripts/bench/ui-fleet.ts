@@ -7,8 +7,8 @@
  *                                 state) until the cards are painted; median of 3 pages
  *   ui_fleet_cards_in_dom         node cards in the DOM once it is shown (virtualised: a
  *                                 screenful, not 500)
- *   ui_fleet_node_change_p50_ms   one node's status changes (the whole `nodes` list comes,
- *   ui_fleet_node_change_p99_ms   as the core sends it today) until its card shows it
+ *   ui_fleet_node_change_p50_ms   one node's status changes (a `nodes` delta with that node,
+ *   ui_fleet_node_change_p99_ms   as the core sends it) until its card shows it
  *   ui_fleet_picker_key_p50_ms    a keystroke in the node selector until its list of 500
  *   ui_fleet_picker_key_p99_ms    nodes is narrowed and laid out
  *   ui_fleet_container_delta_p50_ms  one container changes state on one node of 500

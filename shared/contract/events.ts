@@ -3,7 +3,7 @@ import type { Disposable } from '../lifecycle';
 import type {
   ForwardEntry,
   LogUpdate,
-  NodeStatus,
+  NodesDelta,
   PendingPrompt,
   ResourceDelta,
   SessionSnapshot,
@@ -16,8 +16,11 @@ import type {
  * Unsubscribing is a protocol message, so a closed view stops the work behind it.
  */
 export interface Events {
-  /** Every node's status, sent whole on subscribe and on every change. */
-  readonly nodes: [argument: undefined, payload: readonly NodeStatus[]];
+  /**
+   * Nodes' statuses: every node on subscribe (a reset), then only the nodes that changed,
+   * so a change costs the same with 5 nodes or 500 (fold with `applyNodesDelta`).
+   */
+  readonly nodes: [argument: undefined, payload: NodesDelta];
   /** One node's resources: a reset first, then deltas as the runtime changes. */
   readonly resources: [argument: { readonly nodeId: string }, payload: ResourceDelta];
   /**

@@ -11,6 +11,7 @@ export type * from './terminal';
 export { capabilityNames } from './runtime';
 export { terminalFlow } from './terminal';
 export type * from './node';
+export { applyNodesDelta, nodesReset } from './nodes-delta';
 export type * from './resources';
 export type * from './ssh';
 export type * from './diagnostics';

@@ -36,8 +36,16 @@ export type NodeProfileInput = WithOptionalId<NodeProfile>;
 export type NodeConnectionState =
   'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
+/**
+ * How a runtime is away: `not-answering` when its socket takes calls but nothing comes back
+ * in time (a frozen or overloaded runtime), `unreachable` when the connection itself fails
+ * (the runtime is stopped, its socket gone).
+ */
+export type NodeOutageKind = 'not-answering' | 'unreachable';
+
 /** A connected node whose runtime stopped answering, while Porthole reconnects. */
 export interface NodeOutage {
+  readonly kind: NodeOutageKind;
   /** When Porthole found the runtime not answering. */
   readonly since: EpochMillis;
   /** When it last answered: the runtime facts shown are as of then. */
@@ -98,4 +106,16 @@ export interface NodeStatus {
   readonly runtimeEndpoint?: string;
   /** The saved profile, for editing (saved nodes only). */
   readonly profile?: NodeProfile;
+}
+
+/**
+ * The `nodes` event: the first message is a reset (every node, `reset: true`; a large
+ * fleet's reset may come in several messages, the later ones `reset: false`), then one
+ * message each time nodes change, carrying only those nodes.
+ */
+export interface NodesDelta {
+  readonly reset: boolean;
+  readonly upserted: readonly NodeStatus[];
+  /** Nodes that are gone (a removed profile, a runtime discovery no longer finds). */
+  readonly removed: readonly string[];
 }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { CallContext, EventSink, EventSource, ServiceHandlers, Services } from '../contract';
 import { fakeEvents, fakeServices } from '../contract/testing';
 import { AppError } from '../errors';
-import type { NodeStatus, ResourceDelta } from '../model';
+import { nodesReset, type NodeStatus, type ResourceDelta } from '../model';
 import { createClient } from './client';
 import { createMessagePortPair, type MessagePortLike } from './port';
 import { serve } from './server';
@@ -149,7 +149,7 @@ describe('rpc subscriptions', () => {
     const disposed: string[] = [];
     const events: EventSource = fakeEvents({
       nodes: (_argument, sink) => {
-        sink.next([status]);
+        sink.next(nodesReset([status]));
         return { dispose() {} };
       },
       resources: ({ nodeId }, sink) => {
@@ -192,7 +192,7 @@ describe('rpc subscriptions', () => {
     const { events } = resourceSource();
     const { client } = setup(fakeServices({}), events, 'json');
     const received = await new Promise((resolve) => client.subscribe('nodes', undefined, resolve));
-    expect(received).toEqual([status]);
+    expect(received).toEqual(nodesReset([status]));
   });
 
   it('reports a refused subscription and a failed one through onError', async () => {

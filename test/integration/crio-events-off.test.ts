@@ -80,13 +80,14 @@ describe.runIf(labCrio?.crio !== undefined)('CRI-O with pod events off (its defa
         configDir: join(dir, 'config'),
         env: { CONTAINER_RUNTIME_ENDPOINT: endpoint, CRI_CONFIG_FILE: join(dir, 'none') },
       });
-      const status = await core.services.nodes.connect(`local:${endpoint}`);
-      expect(status).toMatchObject({
-        state: 'connected',
-        runtime: { runtimeName: 'cri-o' },
-        updates: 'polling',
-        capabilities: { containerEvents: 'disabled' },
-      });
+      const nodeId = `local:${endpoint}`;
+      const status = await core.services.nodes.connect(nodeId);
+      expect(status).toMatchObject({ state: 'connected', runtime: { runtimeName: 'cri-o' } });
+      // Learnt after connecting, from the stream ending at once: no connect waits on it.
+      const services = core.services;
+      await expect
+        .poll(async () => (await services.nodes.list()).find((node) => node.nodeId === nodeId))
+        .toMatchObject({ updates: 'polling', capabilities: { containerEvents: 'disabled' } });
     } finally {
       core?.dispose();
       await rm(dir, { recursive: true, force: true });

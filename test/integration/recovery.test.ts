@@ -21,7 +21,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore, type Core } from '../../electron/core/composition';
 import { CriClient } from '../../electron/core/base/cri';
 import type { Disposable } from '../../shared/lifecycle';
-import type { NodeStatus, ResourceDelta, TerminalEvent, TerminalInfo } from '../../shared/model';
+import {
+  applyNodesDelta,
+  type NodeStatus,
+  type ResourceDelta,
+  type TerminalEvent,
+  type TerminalInfo,
+} from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import {
   TEST_LABEL,
@@ -152,7 +158,9 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const [clientPort, serverPort] = createMessagePortPair({ clone: 'json' });
       serve(serverPort, core.services, core.events);
       client = createClient(clientPort);
-      disposables.push(client.subscribe('nodes', undefined, (list) => (nodes = list)));
+      disposables.push(
+        client.subscribe('nodes', undefined, (delta) => (nodes = applyNodesDelta(nodes, delta))),
+      );
     });
 
     afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { type AppError } from '../../../shared/errors';
-import type { AppLogEntry } from '../../../shared/model';
+import type { AppLogEntry, NodesDelta } from '../../../shared/model';
 import { defaultLogBudget, log } from '../base/log';
 import { createClient } from '../../../shared/rpc';
 import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
@@ -492,7 +492,7 @@ describe('a client cannot make the host hold more than its limits', () => {
       events: fakeEvents({
         nodes: (_argument, sink) => {
           live += 1;
-          sink.next([{ nodeId: payload } as never]);
+          sink.next({ reset: true, upserted: [{ nodeId: payload } as never], removed: [] });
           return { dispose: () => (live -= 1) };
         },
       }),
@@ -525,17 +525,17 @@ describe('a client cannot make the host hold more than its limits', () => {
     const host = await start({
       events: fakeEvents({
         nodes: (_argument, sink) => {
-          sink.next([{ nodeId: big } as never]);
+          sink.next({ reset: true, upserted: [{ nodeId: big } as never], removed: [] });
           return { dispose: () => undefined };
         },
       }),
     });
     try {
       const client = createClient(webSocketPort(await openRpcSocket(host)));
-      const payload = await new Promise<readonly { nodeId: string }[]>((resolve) =>
+      const payload = await new Promise<NodesDelta>((resolve) =>
         client.subscribe('nodes', undefined, resolve),
       );
-      expect(payload[0]?.nodeId).toHaveLength(big.length);
+      expect(payload.upserted[0]?.nodeId).toHaveLength(big.length);
       client.dispose();
     } finally {
       await host.close();

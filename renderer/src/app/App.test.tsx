@@ -175,6 +175,7 @@ describe('the app', () => {
 
 describe('a node whose runtime is down', () => {
   const outage = {
+    kind: 'unreachable' as const,
     since: new Date(2026, 0, 1, 18, 14, 5).getTime(),
     lastSeenAt: new Date(2026, 0, 1, 18, 14, 0).getTime(),
     attempt: 3,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventSink, EventSource } from '../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../shared/contract/testing';
 import { AppError } from '../../../shared/errors';
-import type { NodeStatus } from '../../../shared/model';
+import { nodesReset, type NodesDelta, type NodeStatus } from '../../../shared/model';
 import { createMessagePortPair, serve, type MessagePortLike } from '../../../shared/rpc';
 import { createPortholeClient, type ConnectionState } from './client';
 import { createInMemoryPorthole } from './index';
@@ -25,14 +25,14 @@ const services = fakeServices({
   lifecycle: { validateSpec: () => Promise.resolve({ errors: [] }) },
 });
 
-function nodesEvents(): { events: EventSource; sinks: EventSink<readonly NodeStatus[]>[] } {
-  const sinks: EventSink<readonly NodeStatus[]>[] = [];
+function nodesEvents(): { events: EventSource; sinks: EventSink<NodesDelta>[] } {
+  const sinks: EventSink<NodesDelta>[] = [];
   return {
     sinks,
     events: fakeEvents({
       nodes: (_argument, sink) => {
         sinks.push(sink);
-        sink.next([node]);
+        sink.next(nodesReset([node]));
         return { dispose: () => sinks.splice(sinks.indexOf(sink), 1) };
       },
     }),
@@ -52,7 +52,7 @@ describe('createInMemoryPorthole', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'unavailable', hint: 'Start it.' });
     const received = await new Promise((resolve) => client.subscribe('nodes', undefined, resolve));
-    expect(received).toEqual([node]);
+    expect(received).toEqual(nodesReset([node]));
     client.dispose();
     expect(client.connectionState).toBe('closed');
   });
@@ -81,7 +81,7 @@ describe('reconnecting client', () => {
     });
     const states: ConnectionState[] = [];
     client.onDidChangeConnection((state) => states.push(state));
-    const payloads: (readonly NodeStatus[])[] = [];
+    const payloads: NodesDelta[] = [];
     const errors: AppError[] = [];
     client.subscribe(
       'nodes',

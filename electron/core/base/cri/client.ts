@@ -75,6 +75,11 @@ export interface StreamUrl {
 
 export const defaultCriTimeoutMs = 10_000;
 
+/** An event stream still open this long is a runtime that serves events. */
+const eventsProofMs = 1000;
+/** A label no pod or container carries: stats lists filtered by it are empty. */
+const probeLabel = 'porthole.io/capability-probe';
+
 /**
  * Typed access to one node's RuntimeService and ImageService. One instance per endpoint,
  * each with one gRPC channel (shared when both services live on the same socket). Every
@@ -482,8 +487,13 @@ export class CriClient implements Disposable {
   // ---- capabilities -------------------------------------------------------------
 
   /**
-   * Settles every optional capability by calling the cheap RPC that proves it. Calls
-   * that fail for other reasons (a dead pod's stats, a timeout) leave it `unknown`.
+   * Learns the optional capabilities from the cheapest call that proves each: the stats
+   * lists are asked for rows with a label nothing carries (the answer is empty, however
+   * busy the node), so no node's whole stats are read just to learn that stats exist.
+   * Resolves once those calls are answered; calls that fail for other reasons (a timeout)
+   * leave their capability `unknown`. The event stream is learnt in the background: a
+   * runtime without it (or with it switched off) says so at once, one that has it keeps
+   * the stream open, which is proof after `eventsProofMs` (capabilities.onDidChange).
    */
   async probeCapabilities(options: CallOptions = {}): Promise<Capabilities> {
     // The capability tracker has recorded each outcome (unimplemented is what a probe is
@@ -491,14 +501,15 @@ export class CriClient implements Disposable {
     const probe = (call: string, promise: Promise<unknown>): Promise<unknown> =>
       promise.catch(criLog.failure(`Capability probe ${call} failed`));
     const probeOptions = { ...options, timeoutMs: options.timeoutMs ?? 3000 };
+    const nothing = { labels: { [probeLabel]: 'none' } };
+    this.probeContainerEvents(options.signal);
     await Promise.all([
       probe('RuntimeConfig', this.runtimeConfig(probeOptions)),
-      probe('ListPodSandboxStats', this.listPodStats({}, probeOptions)),
-      probe('ListContainerStats', this.listContainerStats({}, probeOptions)),
+      probe('ListPodSandboxStats', this.listPodStats(nothing, probeOptions)),
+      probe('ListContainerStats', this.listContainerStats(nothing, probeOptions)),
       probe('ListMetricDescriptors', this.runtime('ListMetricDescriptors', {}, probeOptions)),
       probe('ListPodSandboxMetrics', this.runtime('ListPodSandboxMetrics', {}, probeOptions)),
       probe('ImageFsInfo', this.imageFsInfo(probeOptions)),
-      this.probeContainerEvents(probeOptions.timeoutMs),
     ]);
     return this.capabilities.snapshot();
   }
@@ -529,25 +540,22 @@ export class CriClient implements Disposable {
    * GetContainerEvents is a stream that may stay silent for a long time, so support is
    * proven by the server accepting it: runtimes without it refuse at once with
    * UNIMPLEMENTED, those with it switched off end it at once with OK, while a supporting
-   * runtime keeps the stream open.
+   * runtime keeps the stream open. Nothing waits on it: the tracker tells.
    */
-  private probeContainerEvents(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => {
-          subscription.dispose();
-          this.capabilities.observe('GetContainerEvents', 'answered');
-          resolve();
-        },
-        Math.min(timeoutMs, 1000),
-      );
-      const done = (): void => {
-        clearTimeout(timer);
-        subscription.dispose();
-        resolve();
-      };
-      const subscription = this.watchContainerEvents({ next: done, error: done, complete: done });
-    });
+  private probeContainerEvents(signal: AbortSignal | undefined): void {
+    if (this.capabilities.get('containerEvents') !== 'unknown' || signal?.aborted) return;
+    const timer = setTimeout(() => {
+      end();
+      this.capabilities.observe('GetContainerEvents', 'answered');
+    }, eventsProofMs);
+    timer.unref();
+    const end = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
+      subscription.dispose();
+    };
+    const subscription = this.watchContainerEvents({ next: end, error: end, complete: end });
+    signal?.addEventListener('abort', end, { once: true });
   }
 
   private deadlineAfter(seconds: number, options: CallOptions): number {

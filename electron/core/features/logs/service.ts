@@ -107,9 +107,11 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     this.maxOpenLogs = options.maxOpenLogs ?? 16;
     this.idleCloseMs = options.idleCloseMs ?? 60_000;
     // A node that goes away takes its follows with it; what was read stays readable.
-    this.nodeWatch = nodes.onDidChange((statuses) => {
+    this.nodeWatch = nodes.onDidChange(({ upserted, removed }) => {
       for (const { log } of this.logs.values()) {
-        const status = statuses.find((candidate) => candidate.nodeId === log.info.nodeId);
+        const nodeId = log.info.nodeId;
+        const status = upserted.find((candidate) => candidate.nodeId === nodeId);
+        if (status === undefined && !removed.includes(nodeId)) continue;
         // Reconnecting: the log file is still there, and the follow goes on.
         if (status?.state === 'connected' || status?.state === 'reconnecting') continue;
         log.stopFollowing({

@@ -1,4 +1,5 @@
 import type { EventSource } from '../../../../shared/contract';
+import { toDisposable } from '../../../../shared/lifecycle';
 import { requireObject, requireString } from '../../base/args';
 import type { NodeManager } from './index';
 
@@ -8,14 +9,21 @@ export function createEventSource(
 ): Pick<EventSource, 'nodes' | 'resources' | 'prompts'> {
   return {
     nodes: (_argument, sink) => {
-      const subscription = nodes.onDidChange((statuses) => sink.next(statuses));
-      sink.next(nodes.statuses());
-      // Statuses before startup finished may be incomplete: send them again once it has.
-      nodes.start().then(
-        () => sink.next(nodes.statuses()),
-        () => undefined,
-      );
-      return subscription;
+      const subscription = nodes.onDidChange((delta) => sink.next(delta));
+      let reset = nodes.sendStatuses(sink);
+      // Statuses before startup finished may be incomplete: a reset again once it has.
+      if (!nodes.isStarted)
+        nodes.start().then(
+          () => {
+            reset.dispose();
+            reset = nodes.sendStatuses(sink);
+          },
+          () => undefined,
+        );
+      return toDisposable(() => {
+        reset.dispose();
+        subscription.dispose();
+      });
     },
     resources: (argument, sink) => {
       const nodeId = requireString(requireObject(argument, 'argument').nodeId, 'nodeId');

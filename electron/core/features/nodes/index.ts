@@ -28,7 +28,6 @@ export {
   type WatchedClient,
   type WatcherTimings,
 } from './resource-watcher';
-export { diffById, deepEqual, type ListDelta } from './diff';
 export { nodeFiles } from './files';
 export { NodesServiceImpl } from './service';
 export { createEventSource } from './events';

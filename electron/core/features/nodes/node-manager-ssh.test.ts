@@ -74,7 +74,7 @@ describe('NodeManager with SSH nodes', () => {
       prompts: broker,
       ...overrides,
     });
-    created.onDidChange((next) => statuses.push([...next]));
+    created.onDidChange((delta) => statuses.push([...delta.upserted]));
     return created;
   };
 

@@ -129,8 +129,10 @@ describe('NodeManager', () => {
     });
     const a = discoveredNodeId('unix:///run/a.sock');
     const [first, second] = await Promise.all([manager.connect(a), manager.connect(saved.id)]);
-    expect(first).toMatchObject({ state: 'connected', updates: 'events', runtime: fakeRuntime });
+    // Connected on the runtime's facts alone: capabilities come after, "unknown" until then.
+    expect(first).toMatchObject({ state: 'connected', runtime: fakeRuntime });
     expect(second).toMatchObject({ state: 'connected' });
+    await expect.poll(() => manager.statuses().find((n) => n.nodeId === a)?.updates).toBe('events');
     expect(clients.size).toBe(2);
     // Connecting again reuses the connection.
     await manager.connect(a);
@@ -152,7 +154,10 @@ describe('NodeManager', () => {
       createClient: () => client,
     });
     const node = discoveredNodeId(client.endpoint);
-    expect(await polling.connect(node)).toMatchObject({ state: 'connected', updates: 'polling' });
+    expect(await polling.connect(node)).toMatchObject({ state: 'connected' });
+    await expect
+      .poll(() => polling.statuses().find((n) => n.nodeId === node)?.updates)
+      .toBe('polling');
     polling.dispose();
   });
 
@@ -160,8 +165,8 @@ describe('NodeManager', () => {
     await manager.saveProfile({ kind: 'local', name: 'Broken', endpoint: 'unix:///broken.sock' });
     const id = (await manager.list()).find((n) => n.name === 'Broken')?.nodeId ?? '';
     const seen: NodeStatus['state'][] = [];
-    manager.onDidChange((statuses) => {
-      const state = statuses.find((s) => s.nodeId === id)?.state;
+    manager.onDidChange(({ upserted }) => {
+      const state = upserted.find((s) => s.nodeId === id)?.state;
       if (state !== undefined && seen.at(-1) !== state) seen.push(state);
     });
     await expect(manager.connect(id)).rejects.toMatchObject({
@@ -244,7 +249,7 @@ describe('NodeManager', () => {
             resolve(status);
           }
         };
-        const subscription = manager.onDidChange(check);
+        const subscription = manager.onDidChange((delta) => check(delta.upserted));
         check(manager.statuses());
       });
 
@@ -316,8 +321,8 @@ describe('NodeManager', () => {
       await manager.connect(a);
       const client = clients.get('unix:///run/a.sock')!;
       const seen: NodeStatus['state'][] = [];
-      manager.onDidChange((statuses) => {
-        const state = statuses.find((s) => s.nodeId === a)?.state;
+      manager.onDidChange(({ upserted }) => {
+        const state = upserted.find((s) => s.nodeId === a)?.state;
         if (state !== undefined) seen.push(state);
       });
       client.runtime = { ...fakeRuntime, runtimeVersion: '1.0.1' };

@@ -1,71 +1,68 @@
-import type { DiscoveryReport, EventSink, AbortSignalLike } from '../../../../shared/contract';
+import type { AbortSignalLike, DiscoveryReport, EventSink } from '../../../../shared/contract';
 import { AppError, toAppErrorData } from '../../../../shared/errors';
-import { Emitter, type Event } from '../../../../shared/event';
+import type { Event } from '../../../../shared/event';
 import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type {
-  Capabilities,
   DiscoveredEndpoint,
   DiscoverySource,
-  NodeOutage,
   NodeProfile,
   NodeProfileInput,
   NodeStatus,
+  NodesDelta,
   PromptAnswer,
   ResourceDelta,
-  RuntimeChange,
-  RuntimeInfo,
   SshConnectionState,
-  SshNodeProfile,
 } from '../../../../shared/model';
 import type { DiscoveryOptions, DiscoveryResult } from '../../base/connect';
-import { parseEndpoint, type CriClient, type CriClientOptions } from '../../base/cri';
-import { directDialer, type Dialer } from '../../base/streaming';
-import { PromptBroker } from './index';
-import { ResourceWatcher, type WatcherTimings } from './index';
-import { ProfileStore } from './profile-store';
-import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
-import { watchSocketCreated } from './socket-watch';
-import { sshAddress, sshConnectionKey, type OpenSsh, type SshConnection } from './ssh';
+import type { CriClientOptions } from '../../base/cri';
 import { logger } from '../../base/log';
+import { directDialer, type Dialer } from '../../base/streaming';
+import { TaskQueue } from '../../base/tasks';
+import { NodeChanges } from './broadcast';
+import {
+  closeConnection,
+  nodeStatus,
+  updatesOf,
+  type Connection,
+  type NodeClient,
+} from './connection';
+import {
+  buildEntries,
+  connectionKey,
+  discoveredNodeId,
+  localSocketPath,
+  type NodeEntry,
+} from './entries';
+import { watchHealth } from './health';
+import {
+  attemptError,
+  cancelledAttempt,
+  notConnected,
+  shuttingDown,
+  unknownNode,
+  type Attempt,
+} from './node-errors';
+import { ProfileStore } from './profile-store';
+import { PromptBroker } from './prompts';
+import { ResourceWatcher, type WatcherTimings } from './resource-watcher';
+import type { RuntimeMonitorTimings } from './runtime-monitor';
+import type { OpenSsh, SshConnection } from './ssh';
+import { openSshNode } from './ssh-open';
+
+export type { NodeClient } from './connection';
+export { discoveredNodeId } from './entries';
 
 const nodesLog = logger('nodes');
 
-/** The parts of a CriClient the services use; tests substitute fakes. */
-export type NodeClient = Pick<
-  CriClient,
-  | 'capabilities'
-  | 'version'
-  | 'runtimeInfo'
-  | 'cgroupDriver'
-  | 'probeCapabilities'
-  | 'reconnect'
-  | 'onDidDrop'
-  | 'listPods'
-  | 'listContainers'
-  | 'listImages'
-  | 'watchContainerEvents'
-  | 'podStatus'
-  | 'containerStatus'
-  | 'imageStatus'
-  | 'stopContainer'
-  | 'removeContainer'
-  | 'stopPod'
-  | 'removePod'
-  | 'removeImage'
-  | 'pullImage'
-  | 'runPod'
-  | 'createContainer'
-  | 'startContainer'
-  | 'execSync'
-  | 'exec'
-  | 'attach'
-  | 'portForward'
-  | 'reopenContainerLog'
-  | 'listContainerStats'
-  | 'listPodStats'
-  | 'podStats'
-  | 'dispose'
->;
+/**
+ * Connects at once, fleet-wide: enough to keep the round trips of many runtimes in flight,
+ * few enough that their answers (and the first lists after them) never stall the loop.
+ */
+const connectConcurrency = 16;
+/** Full re-lists (first snapshots, consistency checks) at once, fleet-wide. */
+const listConcurrency = 8;
+/** Capability probes at once, fleet-wide: in the background, behind connects and lists. */
+const probeConcurrency = 4;
 
 export interface NodeManagerOptions {
   /** Where nodes.json lives. */
@@ -85,67 +82,13 @@ export interface NodeManagerOptions {
   readonly monitorTimings?: Partial<RuntimeMonitorTimings>;
 }
 
-/** Deadline of the health probe and of each reconnect attempt's first call. */
-const probeTimeoutMs = 3000;
-
-/** A node discovered on this machine: its id is derived from the endpoint, so it is stable. */
-export function discoveredNodeId(endpoint: string): string {
-  return `local:${endpoint}`;
-}
-
-interface Connection {
-  readonly client: NodeClient;
-  /** SSH nodes: the connection the client's socket is bridged through. */
-  readonly ssh: SshConnection | undefined;
-  sshState: SshConnectionState | undefined;
-  /** Aborted on close: withdraws any question a reconnect is still asking. */
-  readonly lifetime: AbortController;
-  readonly store: DisposableStore;
-  runtime: RuntimeInfo;
-  capabilities: Capabilities;
-  updates: 'events' | 'polling';
-  connectedAt: number;
-  /** The runtime answers but its lists can't be read: a warning on the card. */
-  error: AppError | undefined;
-  watcher: ResourceWatcher | undefined;
-  /** Set once the connection is in place (see openConnection). */
-  monitor: RuntimeMonitor | undefined;
-  /** The runtime stopped answering, and since when; undefined while it answers. */
-  outage: NodeOutage | undefined;
-  runtimeChange: RuntimeChange | undefined;
-}
-
-interface NodeEntry {
-  readonly nodeId: string;
-  readonly name: string;
-  readonly origin: 'saved' | 'discovered';
-  readonly kind: NodeProfile['kind'];
-  /** Local nodes: the runtime socket. SSH nodes: `ssh://…`, for display. */
-  readonly endpoint: string;
-  readonly imageEndpoint?: string;
-  readonly timeoutMs?: number;
-  readonly profile?: NodeProfile;
-  readonly discovered?: DiscoveredEndpoint;
-}
-
-/** A connection attempt under way. */
-interface Attempt {
-  readonly controller: AbortController;
-  /** Called off by the user (disconnect, removed or changed profile): not a failure. */
-  withdrawn: boolean;
-  /** A question went unanswered until it timed out. */
-  timedOut: boolean;
-  /** The user refused a host key. */
-  declinedHostKey: boolean;
-}
-
 /**
  * Every node Porthole knows: the runtimes discovered on this machine and the profiles
  * the user saved, any number of them connected at once, each with one CRI client (one
  * gRPC channel) that is disposed on disconnect. An SSH node's client talks to the
  * runtime on the node through its SSH connection, opened first (asking the user about
  * host keys and passphrases through the prompt broker) and closed last. Status changes
- * are pushed to listeners.
+ * are pushed to listeners, the changed nodes only.
  */
 export class NodeManager implements Disposable {
   /** The questions connection attempts are waiting on. */
@@ -157,15 +100,27 @@ export class NodeManager implements Disposable {
   private warnings: readonly string[] = [];
   private profileWarnings: readonly string[] = [];
   private readonly connections = new Map<string, Connection>();
+  /** The entries of connected nodes, so they stay listed while connected. */
+  private readonly connectedEntries = new Map<string, NodeEntry>();
   private readonly connecting = new Map<string, Promise<NodeStatus>>();
   private readonly failures = new Map<string, AppError>();
   private readonly attempts = new Map<string, Attempt>();
   /** SSH nodes not connected: how their last connection ended, when it did. */
   private readonly sshEnds = new Map<string, SshConnectionState>();
-  private readonly changed = new Emitter<readonly NodeStatus[]>();
-  /** Every node's status, each time one changes. */
-  readonly onDidChange: Event<readonly NodeStatus[]> = this.changed.event;
+  /** Built on demand, dropped whenever what it is built from changes (see buildEntries). */
+  private entryCache: Map<string, NodeEntry> | undefined;
+  private readonly changes = new NodeChanges({
+    ids: () => [...this.entryMap().keys()],
+    status: (nodeId) => this.statusById(nodeId),
+  });
+  /** The nodes whose status changed (never a reset: see sendStatuses). */
+  readonly onDidChange: Event<NodesDelta> = this.changes.onDidChange;
+  /** One queue for every connect, so a fleet connects with bounded concurrency. */
+  private readonly connectQueue = new TaskQueue(connectConcurrency, { yieldBetween: true });
+  private readonly listQueue = new TaskQueue(listConcurrency, { yieldBetween: true });
+  private readonly probeQueue = new TaskQueue(probeConcurrency, { yieldBetween: true });
   private started: Promise<void> | undefined;
+  private startDone = false;
   private disposed = false;
 
   constructor(private readonly options: NodeManagerOptions) {
@@ -185,6 +140,7 @@ export class NodeManager implements Disposable {
       }));
       for (const warning of warnings) nodesLog.warn(`Saved nodes: ${warning}`);
       this.profileWarnings = warnings;
+      this.entryCache = undefined;
       await this.runDiscovery();
       const auto = this.profiles.list().filter((profile) => profile.autoConnect === true);
       // A node that fails to connect shows its error on its card; startup goes on. SSH
@@ -198,14 +154,19 @@ export class NodeManager implements Disposable {
           .filter((profile) => profile.kind !== 'ssh')
           .map((profile) => this.connectEntry(profile.id).catch(() => undefined)),
       );
+      this.startDone = true;
     })();
     return this.started;
+  }
+
+  /** Startup (profiles, discovery, auto-connects) has finished. */
+  get isStarted(): boolean {
+    return this.startDone;
   }
 
   async discover(): Promise<DiscoveryReport> {
     await this.start();
     await this.runDiscovery();
-    this.emit();
     return {
       endpoints: this.discovered,
       warnings: [...this.profileWarnings, ...this.warnings],
@@ -218,15 +179,24 @@ export class NodeManager implements Disposable {
     return this.statuses();
   }
 
-  /** The current statuses, without waiting for startup (for event subscribers). */
+  /** The current statuses, without waiting for startup. */
   statuses(): readonly NodeStatus[] {
-    return this.entries().map((entry) => this.statusOf(entry));
+    return [...this.entryMap().values()].map((entry) => this.statusOf(entry));
+  }
+
+  /**
+   * A subscriber's first message: every node (in chunks, for a fleet), then only what
+   * changes (onDidChange).
+   */
+  sendStatuses(sink: EventSink<NodesDelta>): Disposable {
+    return this.changes.sendReset(sink);
   }
 
   async saveProfile(input: NodeProfileInput): Promise<NodeProfile> {
     await this.start();
     const previous = input.id === undefined ? undefined : this.entry(input.id);
     const profile = await this.profiles.save(input);
+    this.entriesChanged();
     // A changed endpoint (or SSH host, user, key…) means a different node: drop the old
     // connection, or the attempt under way.
     const current = this.entry(profile.id);
@@ -237,7 +207,9 @@ export class NodeManager implements Disposable {
     ) {
       this.withdraw(profile.id);
     }
-    this.emit();
+    this.changed(profile.id);
+    // A profile that points at a discovered runtime hides that entry.
+    for (const endpoint of this.discovered) this.changed(discoveredNodeId(endpoint.endpoint));
     return profile;
   }
 
@@ -257,12 +229,14 @@ export class NodeManager implements Disposable {
     await this.start();
     this.checkRemovable(nodeId);
     await this.profiles.remove(nodeId);
+    this.entriesChanged();
     // It may live on as a discovered node with the same id; otherwise it is gone.
     const stillDiscovered = this.discovered.some(
       (endpoint) => discoveredNodeId(endpoint.endpoint) === nodeId,
     );
     if (!stillDiscovered) this.withdraw(nodeId);
-    this.emit();
+    this.changed(nodeId);
+    for (const endpoint of this.discovered) this.changed(discoveredNodeId(endpoint.endpoint));
   }
 
   async connect(nodeId: string, signal?: AbortSignalLike): Promise<NodeStatus> {
@@ -284,10 +258,10 @@ export class NodeManager implements Disposable {
     if (pending !== undefined) return pending;
     const attempt = this.openConnection(entry, signal).finally(() => {
       this.connecting.delete(nodeId);
-      this.emit();
+      this.changed(nodeId);
     });
     this.connecting.set(nodeId, attempt);
-    this.emit();
+    this.changed(nodeId);
     return attempt;
   }
 
@@ -297,7 +271,7 @@ export class NodeManager implements Disposable {
     const entry = this.requireEntry(nodeId);
     nodesLog.info(`Disconnecting ${entry.name}.`);
     this.withdraw(nodeId);
-    this.emit();
+    this.changed(nodeId);
   }
 
   /** Answers a question a connection attempt is waiting on (see PromptBroker.answer). */
@@ -317,11 +291,7 @@ export class NodeManager implements Disposable {
 
   /** The client of a connected node; an AppError saying how to connect otherwise. */
   client(nodeId: string): NodeClient {
-    const connection = this.connections.get(nodeId);
-    if (connection !== undefined) return connection.client;
-    const entry = this.entry(nodeId);
-    if (entry === undefined) throw unknownNode(nodeId);
-    throw notConnected(entry.name);
+    return this.requireConnection(nodeId).client;
   }
 
   /**
@@ -329,12 +299,7 @@ export class NodeManager implements Disposable {
    * point at the node's loopback), or directly for a local node.
    */
   dialer(nodeId: string): Dialer {
-    const connection = this.connections.get(nodeId);
-    if (connection === undefined) {
-      const entry = this.entry(nodeId);
-      throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
-    }
-    return connection.ssh?.dialer ?? directDialer;
+    return this.requireConnection(nodeId).ssh?.dialer ?? directDialer;
   }
 
   /**
@@ -342,21 +307,12 @@ export class NodeManager implements Disposable {
    * on this machine (read with node:fs).
    */
   sshConnection(nodeId: string): SshConnection | undefined {
-    const connection = this.connections.get(nodeId);
-    if (connection === undefined) {
-      const entry = this.entry(nodeId);
-      throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
-    }
-    return connection.ssh;
+    return this.requireConnection(nodeId).ssh;
   }
 
   /** Subscribes to a connected node's resources (see ResourceWatcher). */
   watchResources(nodeId: string, sink: EventSink<ResourceDelta>): Disposable {
-    const connection = this.connections.get(nodeId);
-    if (connection === undefined) {
-      const entry = this.entry(nodeId);
-      throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
-    }
+    const connection = this.requireConnection(nodeId);
     connection.watcher ??= this.createWatcher(nodeId, connection);
     const watcher = connection.watcher;
     const subscription = watcher.subscribe(sink);
@@ -370,9 +326,12 @@ export class NodeManager implements Disposable {
     });
   }
 
-  /** Refreshes a node's resources after Porthole changed them; resolves once sent. */
-  async refreshResources(nodeId: string): Promise<void> {
-    await this.connections.get(nodeId)?.watcher?.refreshNow();
+  /**
+   * Refreshes a node's resources after Porthole changed them; resolves once sent. Images
+   * are read again only when `images` says they may have changed (a pull, a remove).
+   */
+  async refreshResources(nodeId: string, what: { images?: boolean } = {}): Promise<void> {
+    await this.connections.get(nodeId)?.watcher?.refreshNow(what);
   }
 
   dispose(): void {
@@ -380,13 +339,14 @@ export class NodeManager implements Disposable {
     this.disposed = true;
     for (const nodeId of [...this.attempts.keys()]) this.withdraw(nodeId);
     for (const nodeId of [...this.connections.keys()]) this.closeConnection(nodeId);
-    this.changed.dispose();
+    this.changes.dispose();
     if (this.ownsPrompts) this.prompts.dispose();
   }
 
   // ---- internals ------------------------------------------------------------------
 
   private async runDiscovery(): Promise<void> {
+    const before = this.discovered;
     try {
       const result = await this.options.discover({
         ...(this.options.env !== undefined && { env: this.options.env }),
@@ -397,87 +357,29 @@ export class NodeManager implements Disposable {
     } catch (error) {
       this.warnings = [`Discovery failed: ${toAppErrorData(error).message}`];
     }
+    this.entriesChanged();
+    // Only discovered nodes can have come, gone or changed.
+    for (const endpoint of [...before, ...this.discovered]) {
+      this.changed(discoveredNodeId(endpoint.endpoint));
+    }
   }
 
-  /** Saved profiles first, then the discovered runtimes no profile already points at. */
-  private entries(): NodeEntry[] {
-    const saved: NodeEntry[] = this.profiles.list().map((profile) =>
-      profile.kind === 'ssh'
-        ? {
-            nodeId: profile.id,
-            name: profile.name,
-            origin: 'saved',
-            kind: 'ssh',
-            endpoint: sshAddress(profile),
-            ...(profile.timeoutMs !== undefined && { timeoutMs: profile.timeoutMs }),
-            profile,
-          }
-        : {
-            nodeId: profile.id,
-            name: profile.name,
-            origin: 'saved',
-            kind: 'local',
-            endpoint: profile.endpoint,
-            ...(profile.imageEndpoint !== undefined && { imageEndpoint: profile.imageEndpoint }),
-            ...(profile.timeoutMs !== undefined && { timeoutMs: profile.timeoutMs }),
-            profile,
-          },
-    );
-    const taken = new Set(saved.flatMap((entry) => [entry.nodeId, entry.endpoint]));
-    const discovered: NodeEntry[] = this.discovered
-      // A well-known socket that doesn't exist is noise, and so is a lab that is down; a
-      // socket the user configured is not.
-      .filter(
-        (endpoint) =>
-          endpoint.probe.state !== 'absent' ||
-          (endpoint.source !== 'well-known' && endpoint.source !== 'lab'),
-      )
-      .filter(
-        (endpoint) =>
-          !taken.has(endpoint.endpoint) && !taken.has(discoveredNodeId(endpoint.endpoint)),
-      )
-      .map((endpoint) => ({
-        nodeId: discoveredNodeId(endpoint.endpoint),
-        name: this.discoveredName(endpoint),
-        origin: 'discovered',
-        kind: 'local',
-        endpoint: endpoint.endpoint,
-        ...(endpoint.imageEndpoint !== endpoint.endpoint && {
-          imageEndpoint: endpoint.imageEndpoint,
-        }),
-        ...(endpoint.timeoutMs !== undefined && { timeoutMs: endpoint.timeoutMs }),
-        discovered: endpoint,
-      }));
-    // Connected nodes stay listed even if a later discovery no longer finds them.
-    const listed = new Set([...saved, ...discovered].map((entry) => entry.nodeId));
-    const orphans = [...this.connections.keys()].filter((id) => !listed.has(id));
-    return [...saved, ...discovered, ...orphans.flatMap((id) => this.orphanEntry(id))];
+  private entryMap(): Map<string, NodeEntry> {
+    this.entryCache ??= buildEntries({
+      profiles: this.profiles.list(),
+      discovered: this.discovered,
+      connected: this.connectedEntries,
+      runtimeOf: (nodeId) => this.connections.get(nodeId)?.runtime,
+    });
+    return this.entryCache;
   }
 
-  /**
-   * "containerd (CONTAINER_RUNTIME_ENDPOINT)": the runtime that answered discovery, or, for
-   * a connected node whose runtime is down as discovery runs again, the one it knows — a
-   * node is not renamed because its runtime is restarting.
-   */
-  private discoveredName(endpoint: DiscoveredEndpoint): string {
-    // A lab runtime's origin ("lab containerd-2") already says what it is.
-    if (endpoint.source === 'lab') return endpoint.origin;
-    const runtime =
-      endpoint.probe.state === 'ready'
-        ? endpoint.probe.info
-        : this.connections.get(discoveredNodeId(endpoint.endpoint))?.runtime;
-    return runtime === undefined ? endpoint.origin : `${runtime.runtimeName} (${endpoint.origin})`;
-  }
-
-  private readonly orphanEntries = new Map<string, NodeEntry>();
-
-  private orphanEntry(nodeId: string): NodeEntry[] {
-    const entry = this.orphanEntries.get(nodeId);
-    return entry === undefined ? [] : [entry];
+  private entriesChanged(): void {
+    this.entryCache = undefined;
   }
 
   private entry(nodeId: string): NodeEntry | undefined {
-    return this.entries().find((entry) => entry.nodeId === nodeId);
+    return this.entryMap().get(nodeId);
   }
 
   private requireEntry(nodeId: string): NodeEntry {
@@ -486,61 +388,26 @@ export class NodeManager implements Disposable {
     return entry;
   }
 
+  private requireConnection(nodeId: string): Connection {
+    const connection = this.connections.get(nodeId);
+    if (connection !== undefined) return connection;
+    const entry = this.entry(nodeId);
+    throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
+  }
+
+  private statusById(nodeId: string): NodeStatus | undefined {
+    const entry = this.entry(nodeId);
+    return entry === undefined ? undefined : this.statusOf(entry);
+  }
+
   private statusOf(entry: NodeEntry): NodeStatus {
-    const connection = this.connections.get(entry.nodeId);
-    const base = {
-      nodeId: entry.nodeId,
-      name: entry.name,
-      kind: entry.kind,
-      endpoint: entry.endpoint,
-      origin: entry.origin,
-      ...(entry.profile !== undefined && { profile: entry.profile }),
-    };
-    if (connection !== undefined) {
-      const ssh = connection.sshState;
-      const outage = connection.outage;
-      // While SSH or the runtime is away the node is on its way back, not failed: calls
-      // fail meanwhile with the dropped connection, which `ssh` or `outage` explains.
-      const reconnecting = ssh?.state === 'reconnecting' || outage !== undefined;
-      const warning = reconnecting || connection.error === undefined ? undefined : connection.error;
-      const error = outage?.error ?? (warning !== undefined ? toAppErrorData(warning) : undefined);
-      return {
-        ...base,
-        state: reconnecting ? 'reconnecting' : 'connected',
-        ...(error !== undefined && { error }),
-        ...(outage !== undefined && { outage, runtimeAsOf: outage.lastSeenAt }),
-        ...(connection.runtimeChange !== undefined && {
-          runtimeChange: connection.runtimeChange,
-        }),
-        runtime: connection.runtime,
-        capabilities: connection.capabilities,
-        updates: connection.updates,
-        connectedAt: connection.connectedAt,
-        ...(ssh !== undefined && { ssh }),
-        ...(connection.ssh !== undefined && {
-          runtimeEndpoint: `unix://${connection.ssh.runtimeSocketPath}`,
-        }),
-      };
-    }
-    if (this.connecting.has(entry.nodeId)) return { ...base, state: 'connecting' };
-    const sshEnd =
-      entry.kind === 'ssh' ? { ssh: this.sshEnds.get(entry.nodeId) ?? notConnectedSsh } : undefined;
-    const failure = this.failures.get(entry.nodeId);
-    if (failure !== undefined) {
-      return { ...base, ...sshEnd, state: 'failed', error: toAppErrorData(failure) };
-    }
-    const probe = entry.discovered?.probe;
-    if (probe === undefined) return { ...base, ...sshEnd, state: 'disconnected' };
-    if (probe.state === 'ready') return { ...base, state: 'disconnected', runtime: probe.info };
-    return {
-      ...base,
-      state: 'disconnected',
-      error: {
-        code: probe.errorCode,
-        message: probe.message,
-        ...(probe.hint !== undefined && { hint: probe.hint }),
-      },
-    };
+    const nodeId = entry.nodeId;
+    return nodeStatus(entry, {
+      connection: this.connections.get(nodeId),
+      connecting: this.connecting.has(nodeId),
+      failure: this.failures.get(nodeId),
+      sshEnd: this.sshEnds.get(nodeId),
+    });
   }
 
   private async openConnection(entry: NodeEntry, signal?: AbortSignalLike): Promise<NodeStatus> {
@@ -562,7 +429,9 @@ export class NodeManager implements Disposable {
     let client: NodeClient | undefined;
     try {
       const profile = entry.profile;
-      if (profile?.kind === 'ssh') ssh = await this.openSsh(entry, profile, attempt);
+      if (profile?.kind === 'ssh') {
+        ssh = await openSshNode(this.options.openSsh, this.prompts, entry, profile, attempt);
+      }
       // The SSH login may have finished just as the attempt was called off.
       if (aborted.aborted) throw cancelledAttempt(entry.name);
       client = this.options.createClient(
@@ -577,45 +446,21 @@ export class NodeManager implements Disposable {
               ...(entry.timeoutMs !== undefined && { timeoutMs: entry.timeoutMs }),
             },
       );
-      const callOptions = { signal: aborted };
-      const runtime = await client.runtimeInfo(callOptions);
-      const capabilities = await client.probeCapabilities(callOptions);
-      if (this.disposed)
-        throw new AppError({ code: 'cancelled', message: 'Porthole is shutting down.' });
+      const dialed = client;
+      // Only what the card needs waits: the runtime's facts. Capabilities are learnt
+      // after, from cheap calls and first use ("unknown" until then). A fleet connects a
+      // batch at a time, with a turn of the loop between (the queue's yieldBetween).
+      const runtime = await this.connectQueue.run(async () => {
+        if (aborted.aborted) throw cancelledAttempt(entry.name);
+        return dialed.runtimeInfo({ signal: aborted });
+      });
+      if (this.disposed) throw shuttingDown();
       if (aborted.aborted) throw cancelledAttempt(entry.name);
-      const store = new DisposableStore();
-      const connection: Connection = {
-        client,
-        ssh,
-        sshState: ssh?.state,
-        lifetime: attempt.controller,
-        store,
-        runtime,
-        capabilities,
-        updates: capabilities.containerEvents === 'supported' ? 'events' : 'polling',
-        connectedAt: Date.now(),
-        error: undefined,
-        watcher: undefined,
-        monitor: undefined,
-        outage: undefined,
-        runtimeChange: undefined,
-      };
-      store.add(
-        client.capabilities.onDidChange((next) => {
-          connection.capabilities = next;
-          if (next.containerEvents !== 'supported') connection.updates = 'polling';
-          this.emit();
-        }),
-      );
-      if (ssh !== undefined) {
-        store.add(ssh.onDidChangeState((state) => this.onSshState(nodeId, connection, state)));
-      }
-      connection.monitor = store.add(this.createMonitor(nodeId, connection));
-      this.orphanEntries.set(nodeId, entry);
-      this.connections.set(nodeId, connection);
+      const connection = this.addConnection(entry, client, ssh, attempt.controller, runtime);
       nodesLog.info(
-        `Connected ${entry.name}: ${runtime.runtimeName} ${runtime.runtimeVersion} (CRI ${runtime.runtimeApiVersion}), updates by ${connection.updates}.`,
+        `Connected ${entry.name}: ${runtime.runtimeName} ${runtime.runtimeVersion} (CRI ${runtime.runtimeApiVersion}).`,
       );
+      void this.learnCapabilities(nodeId, connection);
       // Lost between the login and now: shown (and cleaned up) like any later loss.
       if (ssh?.state.state === 'disconnected') this.onSshState(nodeId, connection, ssh.state);
       return this.statusOf(entry);
@@ -642,44 +487,68 @@ export class NodeManager implements Disposable {
     }
   }
 
-  /** Opens an SSH node's connection, its questions going to the prompt broker. */
-  private async openSsh(
+  private addConnection(
     entry: NodeEntry,
-    profile: SshNodeProfile,
-    attempt: Attempt,
-  ): Promise<SshConnection> {
-    const openSsh = this.options.openSsh;
-    if (openSsh === undefined) {
-      throw new AppError({
-        code: 'unimplemented',
-        message: `${entry.name} is reached over SSH, which this Porthole core was started without.`,
-      });
+    client: NodeClient,
+    ssh: SshConnection | undefined,
+    lifetime: AbortController,
+    runtime: Connection['runtime'],
+  ): Connection {
+    const nodeId = entry.nodeId;
+    const store = new DisposableStore();
+    const capabilities = client.capabilities.snapshot();
+    const connection: Connection = {
+      client,
+      ssh,
+      sshState: ssh?.state,
+      lifetime,
+      store,
+      runtime,
+      capabilities,
+      updates: updatesOf(capabilities),
+      connectedAt: Date.now(),
+      error: undefined,
+      watcher: undefined,
+      monitor: undefined,
+      outage: undefined,
+      runtimeChange: undefined,
+    };
+    store.add(
+      client.capabilities.onDidChange((next) => {
+        connection.capabilities = next;
+        connection.updates = updatesOf(next) ?? connection.updates;
+        this.changed(nodeId);
+      }),
+    );
+    if (ssh !== undefined) {
+      store.add(ssh.onDidChangeState((state) => this.onSshState(nodeId, connection, state)));
     }
-    const subject = { nodeId: entry.nodeId, nodeName: entry.name };
-    // The signal outlives the attempt (it is the connection's lifetime): a reconnect's
-    // question is withdrawn when the node is disconnected.
-    const signal = attempt.controller.signal;
-    const asked = new Map<string, number>();
-    return openSsh(profile, {
-      signal,
-      confirmHostKey: async (hostKey) => {
-        const outcome = await this.prompts.askHostKey(subject, hostKey, signal);
-        if (!outcome.answered) {
-          if (outcome.reason === 'timeout') attempt.timedOut = true;
-          return false;
-        }
-        if (!outcome.value) attempt.declinedHostKey = true;
-        return outcome.value;
-      },
-      askPassphrase: async (keyPath) => {
-        const count = (asked.get(keyPath) ?? 0) + 1;
-        asked.set(keyPath, count);
-        const outcome = await this.prompts.askPassphrase(subject, keyPath, count, signal);
-        if (outcome.answered) return outcome.value;
-        if (outcome.reason === 'timeout') attempt.timedOut = true;
-        return undefined;
-      },
-    });
+    const current = (): boolean => this.connections.get(nodeId) === connection;
+    connection.monitor = store.add(
+      watchHealth(connection, {
+        name: entry.name,
+        socketPath: ssh === undefined ? localSocketPath(entry) : undefined,
+        timings: this.options.monitorTimings,
+        current,
+        changed: () => {
+          // The runtime's name may name the entry (a discovered node).
+          this.entriesChanged();
+          this.changed(nodeId);
+        },
+      }),
+    );
+    this.connectedEntries.set(nodeId, entry);
+    this.connections.set(nodeId, connection);
+    this.entriesChanged();
+    return connection;
+  }
+
+  /** The optional features, from cheap calls: in the background, a few nodes at a time. */
+  private async learnCapabilities(nodeId: string, connection: Connection): Promise<void> {
+    const signal = connection.lifetime.signal;
+    await this.probeQueue
+      .run(() => connection.client.probeCapabilities({ signal }))
+      .catch(nodesLog.failure(`Learning the capabilities of ${this.nodeName(nodeId)} failed`));
   }
 
   /**
@@ -691,7 +560,7 @@ export class NodeManager implements Disposable {
     if (this.connections.get(nodeId) !== connection) return;
     const changed = state.state !== connection.sshState?.state;
     connection.sshState = state;
-    const name = this.entry(nodeId)?.name ?? nodeId;
+    const name = this.nodeName(nodeId);
     if (changed && state.state === 'reconnecting') {
       nodesLog.warn(`SSH to ${name} dropped (${state.reason}); reconnecting.`);
     } else if (changed && state.state === 'connected') {
@@ -711,87 +580,34 @@ export class NodeManager implements Disposable {
       this.failures.set(nodeId, error);
       this.sshEnds.set(nodeId, state);
     }
-    this.emit();
+    this.changed(nodeId);
   }
 
   private createWatcher(nodeId: string, connection: Connection): ResourceWatcher {
     const watcher = new ResourceWatcher({
       nodeId,
+      name: this.nodeName(nodeId),
       client: connection.client,
-      useEvents: connection.updates === 'events',
+      // Unknown yet: try the stream; a runtime without it says so at once.
+      useEvents: connection.updates !== 'polling',
+      lists: this.listQueue,
       ...(this.options.watcherTimings !== undefined && { timings: this.options.watcherTimings }),
+      onAlive: () => connection.monitor?.heard(),
       onHealth: (error) => {
         // A failed list may be the runtime going away: the monitor has the verdict.
         if (error !== undefined) connection.monitor?.check();
         const changed = (connection.error?.message ?? '') !== (error?.message ?? '');
         connection.error = error;
-        if (changed) this.emit();
+        if (changed) this.changed(nodeId);
       },
       onEventsUnsupported: () => {
         connection.updates = 'polling';
-        this.emit();
+        this.changed(nodeId);
       },
     });
     // Subscribed while the runtime is down: nothing to read until it is back.
     if (connection.outage !== undefined) watcher.suspend();
     return watcher;
-  }
-
-  /**
-   * The connection's health (see RuntimeMonitor): a runtime that stops answering puts
-   * the node in `reconnecting` and its watcher on hold; each attempt dials the socket
-   * afresh and reads the runtime's facts again; once it answers, the node is connected,
-   * its subscribers get a reset, and its capabilities are probed again in the background
-   * (the runtime may have been upgraded meanwhile).
-   */
-  private createMonitor(nodeId: string, connection: Connection): RuntimeMonitor {
-    const { client } = connection;
-    // A local runtime re-creates its socket as it restarts: the moment to try again.
-    const socketPath =
-      connection.ssh === undefined ? localSocketPath(this.entry(nodeId)) : undefined;
-    const current = (): boolean => this.connections.get(nodeId) === connection;
-    return new RuntimeMonitor({
-      ...(this.options.monitorTimings !== undefined && { timings: this.options.monitorTimings }),
-      onDidDrop: (listener) => client.onDidDrop(listener),
-      ...(socketPath !== undefined && {
-        watchReturn: (listener: () => void) => watchSocketCreated(socketPath, listener),
-      }),
-      probe: async (signal) => {
-        await client.version({ signal, timeoutMs: probeTimeoutMs });
-      },
-      reconnect: async (signal) => {
-        client.reconnect();
-        const runtime = await client.runtimeInfo({ signal, timeoutMs: probeTimeoutMs });
-        if (signal.aborted || !current()) return;
-        const from = runtimeLabel(connection.runtime);
-        const to = runtimeLabel(runtime);
-        if (from !== to) connection.runtimeChange = { from, to, at: Date.now() };
-        connection.runtime = runtime;
-        const events = connection.updates === 'events';
-        connection.watcher?.resume(events);
-        client.probeCapabilities({ signal }).then(
-          (capabilities) => {
-            if (signal.aborted || !current()) return;
-            connection.capabilities = capabilities;
-            const supported = capabilities.containerEvents === 'supported';
-            connection.updates = supported ? 'events' : 'polling';
-            if (supported !== events) connection.watcher?.resume(supported);
-            this.emit();
-          },
-          // Left as they were: the next drop probes again.
-          () => undefined,
-        );
-        this.emit();
-      },
-      onChange: (outage) => {
-        if (!current()) return;
-        const wasDown = connection.outage !== undefined;
-        connection.outage = outage;
-        if (outage !== undefined && !wasDown) connection.watcher?.suspend();
-        if (outage === undefined && wasDown) connection.connectedAt = Date.now();
-        this.emit();
-      },
-    });
   }
 
   /**
@@ -810,30 +626,17 @@ export class NodeManager implements Disposable {
     this.closeConnection(nodeId);
   }
 
-  /** Closes a connection: the watcher, the CRI client, then the SSH connection under it. */
   private closeConnection(nodeId: string, reason?: AppError): void {
     const connection = this.connections.get(nodeId);
     if (connection === undefined) return;
     this.connections.delete(nodeId);
-    this.orphanEntries.delete(nodeId);
-    connection.watcher?.fail(
-      reason ??
-        new AppError({
-          code: 'failed-precondition',
-          message: 'The node was disconnected.',
-          hint: 'Connect it again to see its resources.',
-        }),
-    );
-    connection.watcher?.dispose();
-    connection.lifetime.abort();
-    connection.store.dispose();
-    connection.client.dispose();
-    connection.ssh?.dispose();
+    this.connectedEntries.delete(nodeId);
+    this.entriesChanged();
+    closeConnection(connection, reason);
   }
 
-  private emit(): void {
-    if (this.disposed) return;
-    if (this.changed.hasListeners) this.changed.fire(this.statuses());
+  private changed(nodeId: string): void {
+    if (!this.disposed) this.changes.mark(nodeId);
   }
 }
 
@@ -843,85 +646,4 @@ export class NodeManager implements Disposable {
  */
 export function toCallOptions(signal: AbortSignalLike | undefined): { signal?: AbortSignal } {
   return signal === undefined ? {} : { signal: signal as AbortSignal };
-}
-
-/** An SSH node that was never connected (or was disconnected by the user). */
-const notConnectedSsh: SshConnectionState = { state: 'disconnected', reason: 'not connected' };
-
-/** What decides whether a saved profile still describes the open connection. */
-function connectionKey(entry: NodeEntry): string {
-  const profile = entry.profile;
-  if (profile?.kind === 'ssh') return `ssh ${sshConnectionKey(profile)}`;
-  return `local ${entry.endpoint} ${entry.imageEndpoint ?? ''}`;
-}
-
-/** A local node's runtime socket, when its endpoint is one Porthole can dial. */
-function localSocketPath(entry: NodeEntry | undefined): string | undefined {
-  if (entry === undefined || entry.kind !== 'local') return undefined;
-  try {
-    return parseEndpoint(entry.endpoint).path;
-  } catch {
-    return undefined;
-  }
-}
-
-/** How a runtime introduces itself, for "containerd 1.6.20 → 2.1.9". */
-function runtimeLabel(runtime: RuntimeInfo): string {
-  return `${runtime.runtimeName} ${runtime.runtimeVersion}`;
-}
-
-function cancelledAttempt(name: string): AppError {
-  return new AppError({ code: 'cancelled', message: `Connecting to ${name} was cancelled.` });
-}
-
-/** A failed attempt's error, in the words that fit how it ended. */
-function attemptError(
-  name: string,
-  error: unknown,
-  attempt: Attempt,
-  promptTimeoutMs: number,
-): AppError {
-  const appError = error instanceof AppError ? error : new AppError(toAppErrorData(error));
-  if (appError.code !== 'cancelled') {
-    return attempt.controller.signal.aborted ? cancelledAttempt(name) : appError;
-  }
-  if (attempt.timedOut && !attempt.controller.signal.aborted) {
-    return new AppError({
-      code: 'deadline-exceeded',
-      message: `No answer came to Porthole's question about ${name} within ${duration(promptTimeoutMs)}; it was not connected.`,
-      hint: 'Connect again, and answer the question (a host key or a passphrase) when it shows.',
-    });
-  }
-  if (attempt.declinedHostKey && appError.hint === undefined) {
-    return new AppError({
-      ...toAppErrorData(appError),
-      hint: 'Connect again to be asked again. Trust a host key only when its fingerprint matches the one the host shows (on the host: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub).',
-    });
-  }
-  return appError;
-}
-
-function duration(ms: number): string {
-  if (ms >= 60_000) {
-    const minutes = Math.round(ms / 60_000);
-    return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-  }
-  const seconds = Math.max(1, Math.round(ms / 1000));
-  return seconds === 1 ? '1 second' : `${seconds} seconds`;
-}
-
-function unknownNode(nodeId: string): AppError {
-  return new AppError({
-    code: 'not-found',
-    message: `There is no node "${nodeId}".`,
-    hint: 'It may have been removed; refresh the node list.',
-  });
-}
-
-function notConnected(name: string): AppError {
-  return new AppError({
-    code: 'failed-precondition',
-    message: `${name} is not connected.`,
-    hint: 'Connect the node first.',
-  });
 }

@@ -2,29 +2,31 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import { FakeNodeClient, fakeContainer, fakeImage, fakePod } from './testing/fake-node-client';
-import { diffById } from './diff';
 import { ResourceWatcher, type ResourceWatcherOptions } from './resource-watcher';
+import { RowTable, containerVersion } from './rows';
 
 const timings = {
   pollIntervalMs: 2000,
-  safetyPollMs: 15_000,
-  debounceMs: 100,
+  checkMinMs: 15_000,
+  checkMaxMs: 60_000,
+  checkPerRowMs: 100,
   eventsRetryMs: 10_000,
 };
 
-describe('diffById', () => {
-  it('returns new and changed rows and removed ids, nothing for unchanged rows', () => {
-    const before = new Map([
-      ['a', { id: 'a', state: 'running', labels: { x: '1' } }],
-      ['b', { id: 'b', state: 'running', labels: {} }],
-      ['c', { id: 'c', state: 'running', labels: {} }],
+describe('RowTable', () => {
+  it('returns new and changed rows and removed ids, by version, nothing for unchanged rows', () => {
+    const table = new RowTable(containerVersion);
+    const row = (id: string, overrides: Parameters<typeof fakeContainer>[2] = {}) => ({
+      ...fakeContainer(id, 'p1', overrides),
+      nodeId: 'n1',
+    });
+    table.replaceAll([row('a'), row('b'), row('c')]);
+    const delta = table.replaceAll([
+      row('a'),
+      row('b', { state: 'exited' }),
+      row('d', { state: 'created' }),
     ]);
-    const delta = diffById(before, [
-      { id: 'a', state: 'running', labels: { x: '1' } },
-      { id: 'b', state: 'exited', labels: {} },
-      { id: 'd', state: 'created', labels: {} },
-    ]);
-    expect(delta.upserted.map((row) => row.id)).toEqual(['b', 'd']);
+    expect(delta.upserted.map((r) => r.id)).toEqual(['b', 'd']);
     expect(delta.removed).toEqual(['c']);
   });
 });
@@ -89,25 +91,54 @@ describe('ResourceWatcher', () => {
     });
   });
 
-  it('refreshes on runtime events (one refresh per burst) with a slow safety poll', async () => {
+  it('applies events from their payload, reads new rows alone, and checks now and then', async () => {
     const { deltas } = watch(true);
     await vi.advanceTimersByTimeAsync(0);
     const calls = client.listCalls;
-    // No fast polling while events flow.
+    // No polling while events flow.
     await vi.advanceTimersByTimeAsync(5000);
     expect(client.listCalls).toBe(calls);
 
+    // A stop: the row is updated from the event's own statuses, no list at all.
+    const stopped = { ...fakeContainer('c1', 'p1', { state: 'exited' }), nodeId: 'n1' };
+    client.containers = [fakeContainer('c1', 'p1', { state: 'exited' })];
+    client.emit({
+      containerId: 'c1',
+      type: 'stopped',
+      containers: [{ ...stopped, reason: '', message: '', mounts: [], logPath: '', info: {} }],
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.listCalls).toBe(calls);
+    expect(deltas.at(-1)?.containers).toEqual({ upserted: [stopped], removed: [] });
+
+    // A new container: read alone, by its id.
     client.containers.push(fakeContainer('c2', 'p1'));
-    client.emit({ type: 'created' });
-    client.emit({ type: 'started' });
-    client.emit({ type: 'started' });
-    await vi.advanceTimersByTimeAsync(150);
-    expect(client.listCalls).toBe(calls + 1);
+    client.emit({ containerId: 'c2', type: 'created' });
+    client.emit({ containerId: 'c2', type: 'started' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.listCalls).toBe(calls);
+    expect(client.calls.filter((call) => call === 'listContainers(id)')).toHaveLength(1);
     expect(deltas.at(-1)?.containers.upserted.map((c) => c.id)).toEqual(['c2']);
 
-    client.images.push(fakeImage('i2')); // images have no events: the safety poll finds them
+    client.emit({ containerId: 'c1', type: 'deleted' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(deltas.at(-1)?.containers).toEqual({ upserted: [], removed: ['c1'] });
+
+    // Images have no events: the consistency check finds them.
+    client.images.push(fakeImage('i2'));
     await vi.advanceTimersByTimeAsync(15_000);
+    expect(client.listCalls).toBe(calls + 1);
     expect(deltas.at(-1)?.images.upserted.map((i) => i.id)).toEqual(['i2']);
+  });
+
+  it('reads images only when asked (a pull, a remove) or at the check', async () => {
+    const { watcher } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    const images = client.calls.filter((call) => call === 'listImages').length;
+    await watcher.refreshNow();
+    expect(client.calls.filter((call) => call === 'listImages')).toHaveLength(images);
+    await watcher.refreshNow({ images: true });
+    expect(client.calls.filter((call) => call === 'listImages')).toHaveLength(images + 1);
   });
 
   it('falls back to polling when the event stream is unimplemented', async () => {

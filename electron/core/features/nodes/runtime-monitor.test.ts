@@ -42,17 +42,38 @@ describe('RuntimeMonitor', () => {
     vi.useRealTimers();
   });
 
-  it('probes every 5 s, and notices a runtime that is gone within one interval', async () => {
+  it('does not probe a runtime heard from meanwhile; a probe that times out is "not answering"', async () => {
+    const { runtime, monitor } = setup();
+    for (let second = 0; second < 6; second++) {
+      await vi.advanceTimersByTimeAsync(1000);
+      monitor.heard();
+    }
+    expect(runtime.probes).toBe(0);
+    monitor.dispose();
+
+    const frozen = setup({
+      probe: () =>
+        Promise.reject(
+          new AppError({ code: 'deadline-exceeded', message: 'It is not answering.' }),
+        ),
+    });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(frozen.outages[0]).toMatchObject({ kind: 'not-answering', attempt: 1 });
+    frozen.monitor.dispose();
+  });
+
+  it('probes every 2 s, and notices a runtime that is gone within one interval', async () => {
     const { runtime, outages, monitor } = setup();
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(runtime.probes).toBe(2);
+    expect(runtime.probes).toBe(5);
     expect(outages).toEqual([]);
 
     runtime.up = false;
-    await vi.advanceTimersByTimeAsync(5000);
+    await vi.advanceTimersByTimeAsync(2000);
     expect(outages).toHaveLength(1);
     expect(outages[0]).toMatchObject({
-      since: 1_015_000,
+      kind: 'unreachable',
+      since: 1_012_000,
       lastSeenAt: 1_010_000,
       attempt: 1,
       error: { code: 'unavailable', message: 'The runtime went away.' },

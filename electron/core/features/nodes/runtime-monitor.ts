@@ -6,8 +6,10 @@
  *   up ──(probe fails)──▶ down: attempt 1, 2, … with jittered backoff ──(attempt works)──▶ up
  *   up ──(connection dropped)──▶ an attempt at once: works → up, facts read again; fails → down
  *
- * How it notices: a cheap `Version` call every `intervalMs` (the verdict: only an answer
- * proves the runtime serves CRI; a hung runtime keeps its socket open), and the gRPC
+ * How it notices: a cheap `Version` call when nothing was heard from the runtime for
+ * `intervalMs` (the verdict: only an answer proves the runtime serves CRI; a frozen runtime
+ * keeps its socket open; an answer to any other call, or an event, counts as well:
+ * `heard`), and the gRPC
  * channel's connectivity leaving READY (the trigger: a killed or restarted runtime closes
  * the connection, which is seen within milliseconds, even when it is back before the next
  * probe, so a runtime upgraded in a few seconds is still probed again).
@@ -30,8 +32,13 @@ export interface RuntimeMonitorTimings {
   readonly backoff: Pick<BackoffOptions, 'initialDelayMs' | 'maxDelayMs' | 'factor' | 'jitter'>;
 }
 
+/**
+ * Every 2 s with the probe's own 2 s deadline (node-manager): a frozen runtime is seen
+ * within about 4 s. No gRPC keepalive: runtimes answer pings that often with GOAWAY
+ * (too_many_pings) and drop the connection.
+ */
 export const defaultMonitorTimings: RuntimeMonitorTimings = {
-  intervalMs: 5000,
+  intervalMs: 2000,
   backoff: { initialDelayMs: 250, maxDelayMs: 5000, factor: 2, jitter: 0.2 },
 };
 
@@ -77,6 +84,14 @@ export class RuntimeMonitor implements Disposable {
     this.lastSeenAt = this.now();
     this.dropSubscription = options.onDidDrop(() => this.onDrop());
     this.schedule(this.timings.intervalMs);
+  }
+
+  /**
+   * The runtime answered something (a list, an event): proof enough that it is alive, so
+   * the next probe waits `intervalMs` from now.
+   */
+  heard(): void {
+    if (this.current === undefined) this.lastSeenAt = this.now();
   }
 
   /** The outage under way, or undefined while the runtime answers. */
@@ -198,6 +213,7 @@ export class RuntimeMonitor implements Disposable {
     const now = this.now();
     this.returnWatch.value ??= this.options.watchReturn?.(() => this.onReturn());
     this.next({
+      kind: outageKind(error),
       since: now,
       lastSeenAt: this.lastSeenAt,
       attempt: 0,
@@ -210,7 +226,8 @@ export class RuntimeMonitor implements Disposable {
   private next(outage: NodeOutage): void {
     const attempt = outage.attempt + 1;
     const delay = backoffDelay(attempt, { ...this.timings.backoff, maxAttempts: Infinity });
-    this.current = { ...outage, attempt, nextAttemptAt: this.now() + delay };
+    const kind = outage.lastError === undefined ? outage.kind : outageKind(outage.lastError);
+    this.current = { ...outage, kind, attempt, nextAttemptAt: this.now() + delay };
     this.schedule(delay);
     this.options.onChange(this.current);
   }
@@ -220,6 +237,12 @@ export class RuntimeMonitor implements Disposable {
     if (this.disposed) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // Up and heard from meanwhile: no need to ask yet.
+      const quiet = this.now() - this.lastSeenAt;
+      if (this.current === undefined && quiet < this.timings.intervalMs) {
+        this.schedule(this.timings.intervalMs - quiet);
+        return;
+      }
       this.check();
     }, delayMs);
     // A monitor never keeps the process alive on its own.
@@ -230,6 +253,11 @@ export class RuntimeMonitor implements Disposable {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** A call that ran out of time: the socket took it, nothing came back. */
+function outageKind(error: { readonly code: string }): NodeOutage['kind'] {
+  return error.code === 'deadline-exceeded' ? 'not-answering' : 'unreachable';
 }
 
 function toAppError(error: unknown): AppError {

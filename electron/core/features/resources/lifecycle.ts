@@ -83,8 +83,11 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
   }
 
   async removeImage(nodeId: string, imageRef: string, context?: CallContext): Promise<void> {
-    await this.change(nodeId, (client) =>
-      client.removeImage(requireString(imageRef, 'imageRef'), toCallOptions(context?.signal)),
+    await this.change(
+      nodeId,
+      (client) =>
+        client.removeImage(requireString(imageRef, 'imageRef'), toCallOptions(context?.signal)),
+      { images: true },
     );
   }
 
@@ -103,8 +106,11 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
         password: requireString(record.password, 'auth.password'),
       };
     }
-    return this.change(nodeId, (client) =>
-      client.pullImage(reference, credentials, undefined, toCallOptions(context?.signal)),
+    return this.change(
+      nodeId,
+      (client) =>
+        client.pullImage(reference, credentials, undefined, toCallOptions(context?.signal)),
+      { images: true },
     );
   }
 
@@ -138,7 +144,8 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
     try {
       return await runPlan(client, nodeFiles(this.nodes, nodeId), result.plan, context);
     } finally {
-      await this.nodes.refreshResources(nodeId);
+      // A run may have pulled images.
+      await this.nodes.refreshResources(nodeId, { images: true });
     }
   }
 
@@ -148,10 +155,15 @@ export class LifecycleServiceImpl implements ServiceHandler<'lifecycle'> {
       .cgroupDriver(toCallOptions(context?.signal));
   }
 
-  private async change<T>(nodeId: string, action: (client: NodeClient) => Promise<T>): Promise<T> {
+  /** Runs `action`, then refreshes the lists it changed (images only when `images`). */
+  private async change<T>(
+    nodeId: string,
+    action: (client: NodeClient) => Promise<T>,
+    what: { images?: boolean } = {},
+  ): Promise<T> {
     const id = requireString(nodeId, 'nodeId');
     const value = await action(this.nodes.client(id));
-    await this.nodes.refreshResources(id);
+    await this.nodes.refreshResources(id, what);
     return value;
   }
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventSink } from '../../../../shared/contract';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
-import type { NodeStatus, StatsUpdate } from '../../../../shared/model';
+import type { NodeStatus, NodesDelta, StatsUpdate } from '../../../../shared/model';
 import { StatsHub, type StatsNodes } from './hub';
 import type { StatsClient } from './poller';
 
@@ -40,7 +40,7 @@ function status(
 /** Nodes whose connections the test opens and closes. */
 class FakeNodes implements StatsNodes {
   readonly clients = new Map<string, ReturnType<typeof client>>();
-  private readonly listeners = new Set<(statuses: readonly NodeStatus[]) => void>();
+  private readonly listeners = new Set<(delta: NodesDelta) => void>();
 
   client(nodeId: string): StatsClient {
     const found = this.clients.get(nodeId);
@@ -57,13 +57,14 @@ class FakeNodes implements StatsNodes {
     return `node ${nodeId}`;
   }
 
-  onDidChange(listener: (statuses: readonly NodeStatus[]) => void) {
+  onDidChange(listener: (delta: NodesDelta) => void) {
     this.listeners.add(listener);
     return toDisposable(() => this.listeners.delete(listener));
   }
 
-  emit(statuses: readonly NodeStatus[]): void {
-    for (const listener of this.listeners) listener(statuses);
+  /** The nodes in `statuses` changed; `removed` are gone. */
+  emit(statuses: readonly NodeStatus[], removed: readonly string[] = []): void {
+    for (const listener of this.listeners) listener({ reset: false, upserted: statuses, removed });
   }
 }
 
@@ -150,7 +151,7 @@ describe('StatsHub', () => {
     );
     const removed = sink();
     hub.subscribe('a', removed);
-    nodes.emit([]);
+    nodes.emit([], ['a']);
     expect(removed.errors[0]?.message).toBe('Stats of node a stopped: the node was removed.');
   });
 

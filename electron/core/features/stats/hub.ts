@@ -1,7 +1,7 @@
 import type { EventSink } from '../../../../shared/contract';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
-import type { NodeStatus, StatsUpdate } from '../../../../shared/model';
+import type { NodeStatus, NodesDelta, StatsUpdate } from '../../../../shared/model';
 import { StatsPoller, type StatsClient, type StatsTimings } from './poller';
 
 /** What the hub needs from the node manager. */
@@ -9,7 +9,8 @@ export interface StatsNodes {
   /** The client of a connected node; throws an AppError saying why not otherwise. */
   client(nodeId: string): StatsClient;
   nodeName(nodeId: string): string;
-  onDidChange(listener: (statuses: readonly NodeStatus[]) => void): Disposable;
+  /** The nodes whose status changed. */
+  onDidChange(listener: (delta: NodesDelta) => void): Disposable;
 }
 
 interface Entry {
@@ -32,7 +33,7 @@ export class StatsHub implements Disposable {
     private readonly nodes: StatsNodes,
     private readonly timings: Partial<StatsTimings> = {},
   ) {
-    this.nodeChanges = nodes.onDidChange((statuses) => this.onNodes(statuses));
+    this.nodeChanges = nodes.onDidChange((delta) => this.onNodes(delta));
   }
 
   subscribe(nodeId: string, sink: EventSink<StatsUpdate>): Disposable {
@@ -70,11 +71,17 @@ export class StatsHub implements Disposable {
     this.entries.clear();
   }
 
-  private onNodes(statuses: readonly NodeStatus[]): void {
-    for (const [nodeId, entry] of [...this.entries]) {
-      const status = statuses.find((candidate) => candidate.nodeId === nodeId);
-      const live = status?.state === 'connected' || status?.state === 'reconnecting';
-      if (!live) this.end(nodeId, entry, this.disconnected(nodeId, status));
+  private onNodes(delta: NodesDelta): void {
+    for (const status of delta.upserted) {
+      const entry = this.entries.get(status.nodeId);
+      const live = status.state === 'connected' || status.state === 'reconnecting';
+      if (entry !== undefined && !live) {
+        this.end(status.nodeId, entry, this.disconnected(status.nodeId, status));
+      }
+    }
+    for (const nodeId of delta.removed) {
+      const entry = this.entries.get(nodeId);
+      if (entry !== undefined) this.end(nodeId, entry, this.disconnected(nodeId, undefined));
     }
   }
 

@@ -2,7 +2,12 @@
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
-import type { AppLogEntry, DiagnosticsReport, NodeStatus } from '../../../../shared/model';
+import {
+  nodesReset,
+  type AppLogEntry,
+  type DiagnosticsReport,
+  type NodeStatus,
+} from '../../../../shared/model';
 import { createAppModel } from '../../app/model';
 import { mountView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
@@ -41,8 +46,8 @@ describe('Diagnostics', () => {
     let pushNodes: ((nodes: NodeStatus[]) => void) | undefined;
     const events = fakeEvents({
       nodes: (_argument, sink) => {
-        pushNodes = (nodes) => sink.next(nodes);
-        sink.next([]);
+        pushNodes = (nodes) => sink.next(nodesReset(nodes));
+        sink.next(nodesReset([]));
         return { dispose() {} };
       },
     });

@@ -163,7 +163,7 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
         )}
         {node.outage !== undefined ? (
           <>
-            <dt>Down</dt>
+            <dt>{node.outage.kind === 'not-answering' ? 'Not answering' : 'Down'}</dt>
             <dd>
               since {formatClock(node.outage.since)}{' '}
               <span className="faint">({formatAge(node.outage.since, now)})</span>

@@ -1,4 +1,9 @@
-import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import {
+  defaultRangeExtractor,
+  useVirtualizer,
+  type Range,
+  type VirtualItem,
+} from '@tanstack/react-virtual';
 import {
   memo,
   useCallback,
@@ -13,7 +18,7 @@ import { Badge } from '../../ui/Badge';
 import { formatCount } from '../../ui/format';
 import { Icon } from '../../ui/icons';
 import type { NodeStatus } from '../../../../shared/model';
-import { cardRows, columnsFor, rowOf, sameNodes, type NodeGroup } from './fleet';
+import { cardRows, columnsFor, rowOf, sameNodes, type CardRow, type NodeGroup } from './fleet';
 import { NodeCard } from './NodeCard';
 
 /** A card's minimum width and the gap between cards; as in nodes.css. */
@@ -83,6 +88,27 @@ const CardsRow = memo(
   },
   (before, after) => before.columns === after.columns && sameNodes(before.nodes, after.nodes),
 );
+
+/** Rows drawn before the list has a height (not laid out yet, or nowhere to lay it out). */
+const unmeasuredRows = 8;
+
+/**
+ * What the virtualiser says is on screen; before the scroller has a height (it reports
+ * nothing then), the first rows at their estimated places, so the view is never blank.
+ */
+function visibleItems(
+  items: readonly VirtualItem[],
+  rows: readonly CardRow[],
+  scrollMargin: number,
+): readonly Pick<VirtualItem, 'index' | 'key' | 'start'>[] {
+  if (items.length > 0 || rows.length === 0) return items;
+  let start = scrollMargin;
+  return rows.slice(0, unmeasuredRows).map((row, index) => {
+    const item = { index, key: row.key, start };
+    start += row.type === 'header' ? headerEstimate : cardsEstimate;
+    return item;
+  });
+}
 
 /** Follows an element's content width (without padding), 0 until it is laid out. */
 function useContentWidth(element: RefObject<HTMLElement | null>): number {
@@ -200,7 +226,7 @@ export function NodeCardList({
       onFocus={onFocus}
       onBlur={onBlur}
     >
-      {virtualizer.getVirtualItems().map((item) => {
+      {visibleItems(virtualizer.getVirtualItems(), rows, scrollMargin).map((item) => {
         const row = rows[item.index];
         if (row === undefined) return null;
         return (

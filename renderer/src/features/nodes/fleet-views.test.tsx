@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { toDisposable } from '../../../../shared/lifecycle';
 import type { EventSink } from '../../../../shared/contract';
-import type { NodeStatus } from '../../../../shared/model';
+import { nodesReset, type NodesDelta, type NodeStatus } from '../../../../shared/model';
 import { createAppModel, type AppModel } from '../../app/model';
 import { mountView, type MountedView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
@@ -60,12 +60,12 @@ function fleet(count: number): NodeStatus[] {
 }
 
 /** A model fed 500 nodes, and a way to send the next `nodes` event. */
-async function fleetModel(): Promise<{ model: AppModel; send: (nodes: NodeStatus[]) => void }> {
-  let sink: EventSink<readonly NodeStatus[]> | undefined;
+async function fleetModel(): Promise<{ model: AppModel; send: (delta: NodesDelta) => void }> {
+  let sink: EventSink<NodesDelta> | undefined;
   const events = fakeEvents({
     nodes: (_argument, next) => {
       sink = next;
-      next.next(fleet(500));
+      next.next(nodesReset(fleet(500)));
       return toDisposable(() => undefined);
     },
   });
@@ -76,7 +76,7 @@ async function fleetModel(): Promise<{ model: AppModel; send: (nodes: NodeStatus
     schedule: (run) => queueMicrotask(run),
   });
   await vi.waitFor(() => expect(model.nodes.getState().loaded).toBe(true));
-  return { model, send: (nodes) => sink?.next(nodes) };
+  return { model, send: (delta) => sink?.next(delta) };
 }
 
 async function type(input: HTMLInputElement, text: string): Promise<void> {
@@ -206,12 +206,16 @@ describe('the Nodes view with 500 nodes', () => {
     expect(root.querySelector('article.node-card[data-state="failed"]')).toBeNull();
     expect(headings()).toEqual(['Failed20 nodes', 'Connected480 nodes']);
 
-    // The whole list again, one node changed: the store keeps the other 499 objects, so
-    // their (memoised) cards and rows don't render; the DOM stays.
+    // A reset (a resubscription), one node changed: the store keeps the other 499
+    // objects, so their (memoised) cards and rows don't render; the DOM stays.
     const before = model.nodes.getState().nodes;
     const second = root.querySelector('article.node-card[aria-label="worker-2"]');
     await act(async () => {
-      send(fleet(500).map((node) => (node.nodeId === 'node-1' ? { ...node, name: 'w-1' } : node)));
+      send(
+        nodesReset(
+          fleet(500).map((node) => (node.nodeId === 'node-1' ? { ...node, name: 'w-1' } : node)),
+        ),
+      );
       await Promise.resolve();
     });
     const after = model.nodes.getState().nodes;
@@ -220,6 +224,15 @@ describe('the Nodes view with 500 nodes', () => {
     ]);
     expect(root.querySelector('article.node-card[aria-label="worker-2"]')).toBe(second);
     expect(root.querySelector('article.node-card[aria-label="w-1"]')).not.toBeNull();
+    // A delta: that node alone.
+    const worker3 = after[2];
+    if (worker3 === undefined) throw new Error('no worker-3');
+    await act(async () => {
+      send({ reset: false, upserted: [{ ...worker3, name: 'w-3' }], removed: [] });
+      await Promise.resolve();
+    });
+    expect(root.querySelector('article.node-card[aria-label="worker-2"]')).toBe(second);
+    expect(root.querySelector('article.node-card[aria-label="w-3"]')).not.toBeNull();
 
     const filter = root.querySelector<HTMLInputElement>('input[aria-label="Filter nodes"]');
     if (filter === null) throw new Error('no filter');

@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AppErrorData } from '../../../../shared/errors';
 import { toAppErrorData } from '../../../../shared/errors';
-import type { NodeStatus } from '../../../../shared/model';
+import { applyNodesDelta, type NodeStatus } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
 import { sameData } from '../resources/delta';
 
@@ -45,9 +45,13 @@ export function createNodesStore(client: PortholeClient): NodesStore {
   const subscription = client.subscribe(
     'nodes',
     undefined,
-    (nodes) =>
+    // A reset, then the nodes that changed: folded into the list in place. A reset (a
+    // resubscription) keeps the statuses that didn't change, so their cards don't render.
+    (delta) =>
       store.setState((state) => ({
-        nodes: keepUnchanged(state.nodes, nodes),
+        nodes: delta.reset
+          ? keepUnchanged(state.nodes, delta.upserted)
+          : applyNodesDelta(state.nodes, delta),
         loaded: true,
         error: undefined,
       })),
@@ -59,7 +63,8 @@ export function createNodesStore(client: PortholeClient): NodesStore {
 /**
  * `next`, with each status that equals the one before it replaced by that one (and the
  * whole list when nothing changed): what renders per node (its card, its picker option)
- * is memoised on the status object, so a change to one node of 500 renders one card.
+ * is memoised on the status object, so a whole new list (a reset) renders only the cards
+ * that changed. Deltas keep the other nodes' objects by themselves.
  */
 export function keepUnchanged(
   previous: readonly NodeStatus[],

@@ -14,14 +14,16 @@ import { connectNode } from './actions';
 import { downNodesInScope } from './nodes-store';
 
 /**
- * "lab-2 is down since 18:14:05 and Porthole is reconnecting". Over SSH the outage may
+ * "lab-2 is down since 18:14:05 and Porthole is reconnecting"; "is not answering" for a
+ * runtime that takes calls but answers none (frozen, overloaded). Over SSH the outage may
  * not be known yet (the SSH connection dropped first): then without the time.
  */
 export function downTitle(node: NodeStatus): string {
   const since = node.outage?.since;
+  const how = node.outage?.kind === 'not-answering' ? 'is not answering' : 'is down';
   return since === undefined
-    ? `${node.name} is down and Porthole is reconnecting`
-    : `${node.name} is down since ${formatClock(since)} and Porthole is reconnecting`;
+    ? `${node.name} ${how} and Porthole is reconnecting`
+    : `${node.name} ${how} since ${formatClock(since)} and Porthole is reconnecting`;
 }
 
 /** "Attempt 4, the next in 3 s." — or, over SSH, what the SSH connection is doing. */

@@ -5,7 +5,12 @@ import type { EventSink } from '../../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
-import type { NodeStatus, StatsSample, StatsUpdate } from '../../../../shared/model';
+import {
+  nodesReset,
+  type NodeStatus,
+  type StatsSample,
+  type StatsUpdate,
+} from '../../../../shared/model';
 import { createAppModel, type AppModel } from '../../app/model';
 import { mountView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
@@ -39,7 +44,7 @@ async function render(nodes: NodeStatus[], prepare?: (model: AppModel) => void):
   const sinks: EventSink<StatsUpdate>[] = [];
   const events = fakeEvents({
     nodes: (_argument, sink) => {
-      sink.next(nodes);
+      sink.next(nodesReset(nodes));
       return toDisposable(() => undefined);
     },
     stats: (_argument, sink) => {

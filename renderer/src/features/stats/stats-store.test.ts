@@ -3,7 +3,13 @@ import type { EventSink } from '../../../../shared/contract';
 import { fakeEvents, fakeServices } from '../../../../shared/contract/testing';
 import { AppError } from '../../../../shared/errors';
 import { toDisposable } from '../../../../shared/lifecycle';
-import type { NodeStatus, StatsSample, StatsUpdate } from '../../../../shared/model';
+import {
+  nodesReset,
+  type NodesDelta,
+  type NodeStatus,
+  type StatsSample,
+  type StatsUpdate,
+} from '../../../../shared/model';
 import { createAppModel, type AppModel } from '../../app/model';
 import { createInMemoryPorthole } from '../../platform';
 import { lingerMs, statsStoreOf } from './stats-store';
@@ -46,7 +52,7 @@ describe('the stats store', () => {
   let model: AppModel;
   let sinks: EventSink<StatsUpdate>[];
   let open: number;
-  let nodesSink: EventSink<readonly NodeStatus[]> | undefined;
+  let nodesSink: EventSink<NodesDelta> | undefined;
 
   /** Lets messages cross the in-memory port. */
   const flush = () => vi.advanceTimersByTimeAsync(1);
@@ -58,7 +64,7 @@ describe('the stats store', () => {
     const events = fakeEvents({
       nodes: (_argument, sink) => {
         nodesSink = sink;
-        sink.next([node(1)]);
+        sink.next(nodesReset([node(1)]));
         return toDisposable(() => undefined);
       },
       stats: (argument, sink) => {
@@ -140,10 +146,10 @@ describe('the stats store', () => {
     await flush();
     expect(store.getState().byNode.n1?.ended?.message).toBe('Stats of lab stopped.');
     // The same connection: no retry by itself.
-    nodesSink?.next([node(1)]);
+    nodesSink?.next(nodesReset([node(1)]));
     await flush();
     expect(sinks).toHaveLength(1);
-    nodesSink?.next([node(2)]);
+    nodesSink?.next(nodesReset([node(2)]));
     await flush();
     expect(sinks).toHaveLength(2);
     expect(store.getState().byNode.n1?.ended).toBeUndefined();

@@ -8,7 +8,7 @@
 import type { AppError } from '../../../../../shared/errors';
 import type { Disposable } from '../../../../../shared/lifecycle';
 import type { SpdySession, SpdyStream } from '../spdy';
-import { TaskQueue } from './queue';
+import { TaskQueue } from '../../tasks';
 import { collectText } from './text';
 import type { PortForwardTransport, RemoteConnection } from './types';
 import { logger } from '../../log';

@@ -155,15 +155,19 @@ export class FakeNodeClient implements NodeClient {
     return this.capabilities.snapshot();
   }
 
-  async listPods(): Promise<PodSandbox[]> {
-    this.listCalls++;
-    await this.check('listPods');
-    return this.pods.map((pod) => ({ ...pod }));
+  async listPods(filter: { id?: string } = {}): Promise<PodSandbox[]> {
+    if (filter.id === undefined) this.listCalls++;
+    await this.check(filter.id === undefined ? 'listPods' : 'listPods(id)');
+    return this.pods
+      .filter((pod) => filter.id === undefined || pod.id === filter.id)
+      .map((pod) => ({ ...pod }));
   }
 
-  async listContainers(): Promise<Container[]> {
-    await this.check('listContainers');
-    return this.containers.map((container) => ({ ...container }));
+  async listContainers(filter: { id?: string } = {}): Promise<Container[]> {
+    await this.check(filter.id === undefined ? 'listContainers' : 'listContainers(id)');
+    return this.containers
+      .filter((container) => filter.id === undefined || container.id === filter.id)
+      .map((container) => ({ ...container }));
   }
 
   async listImages(): Promise<Image[]> {
