@@ -14,7 +14,9 @@ import { discoverEndpoints } from './base/connect';
 import { CriClient } from './base/cri';
 import { log, LogFile, logger, parseLogLevel, RecentLog } from './base/log';
 import { SshNodeConnection, type SshConnectOptions } from './base/ssh';
+import { DebugManager, DebugServiceImpl } from './features/debug';
 import { DiagnosticsServiceImpl } from './features/diagnostics';
+import { FanoutManager, FanoutServiceImpl, fanoutEventSource } from './features/fanout';
 import { ForwardManager, ForwardsServiceImpl, forwardsEventSource } from './features/forwards';
 import { LogsServiceImpl } from './features/logs';
 import {
@@ -22,6 +24,7 @@ import {
   NodesServiceImpl,
   PromptBroker,
   createEventSource,
+  nodeFiles,
   sshTargetOf,
   type NodeManagerOptions,
   type WatcherTimings,
@@ -116,6 +119,10 @@ export function createCore(options: CoreOptions = {}): Core {
   const terminals = store.add(new TerminalManager({ nodes, sessions }));
   const stats = store.add(new StatsHub(nodes));
   const forwards = store.add(new ForwardManager({ nodes, sessions, configDir }));
+  const debug = store.add(
+    new DebugManager({ nodes, sessions, files: (nodeId) => nodeFiles(nodes, nodeId) }),
+  );
+  const fanout = store.add(new FanoutManager({ nodes, sessions }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -132,12 +139,14 @@ export function createCore(options: CoreOptions = {}): Core {
       logs,
       terminals: new TerminalsServiceImpl(terminals),
       forwards: new ForwardsServiceImpl(forwards),
+      debug: new DebugServiceImpl(debug),
       diagnostics: new DiagnosticsServiceImpl({
         recent,
         nodes: () => nodes.statuses(),
         ...(logFile !== undefined && { logFile: logFile.path }),
         ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
       }),
+      fanout: new FanoutServiceImpl(fanout),
     },
     events: {
       ...createEventSource(nodes),
@@ -146,6 +155,7 @@ export function createCore(options: CoreOptions = {}): Core {
       terminal: terminalEventSource(terminals),
       stats: statsEventSource(stats),
       forwards: forwardsEventSource(forwards),
+      fanout: fanoutEventSource(fanout),
     },
     nodes,
     sessions,

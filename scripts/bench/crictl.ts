@@ -38,7 +38,7 @@ import {
   openRemoteCommand,
   type Dialer,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
 } from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
@@ -51,7 +51,7 @@ import {
 } from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
 import { downloadInWorker, openSshNode } from './ssh';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -151,7 +151,7 @@ function exec(
   target: Target,
   cmd: readonly string[],
   flags: Partial<RemoteCommandOptions> = {},
-): Promise<RemoteCommandSession> {
+): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: target.cri,
     kind: 'exec',
@@ -167,7 +167,7 @@ function exec(
   });
 }
 
-async function finished(session: RemoteCommandSession, what: string): Promise<void> {
+async function finished(session: RemoteCommand, what: string): Promise<void> {
   const result = await session.result;
   session.dispose();
   if (result.exitCode !== 0) throw new Error(`${what}: exit ${result.exitCode}`);
@@ -178,8 +178,7 @@ async function portholeStdout(target: Target): Promise<{ mbps: number; cpuMs: nu
   const cpu = process.cpuUsage();
   const started = performance.now();
   const session = await exec(target, ['cat', '/tmp/big']);
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   await finished(session, 'cat');
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);

@@ -16,7 +16,7 @@ import { CriClient } from '../../electron/core/base/cri';
 import {
   openRemoteCommand,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
   type TransportKind,
 } from '../../electron/core/base/streaming';
 import {
@@ -27,7 +27,7 @@ import {
   matchesRuntime,
 } from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -48,7 +48,7 @@ function exec(
   lab: Lab,
   cmd: readonly string[],
   flags: Partial<RemoteCommandOptions> = {},
-): Promise<RemoteCommandSession> {
+): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: lab.cri,
     kind: 'exec',
@@ -62,7 +62,7 @@ function exec(
   });
 }
 
-async function ok(session: RemoteCommandSession, what: string): Promise<void> {
+async function ok(session: RemoteCommand, what: string): Promise<void> {
   const result = await session.result;
   if (result.exitCode !== 0)
     throw new Error(`${what}: exit ${result.exitCode} (${result.message})`);
@@ -78,8 +78,7 @@ async function stdoutMbps(lab: Lab, transport: TransportKind): Promise<Transfer>
   const session = await exec(lab, ['cat', '/tmp/big'], { transport });
   const started = performance.now();
   const cpu = process.cpuUsage();
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   await ok(session, 'cat /tmp/big');

@@ -43,7 +43,9 @@ export const benches: readonly BenchEntry[] = [
   { name: 'crictl', load: async () => (await import('./crictl')).crictlBench },
   { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
   { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
+  { name: 'debug', load: async () => (await import('./debug')).debugBench },
   { name: 'fleet', load: async () => (await import('./fleet')).fleetBench },
+  { name: 'fanout', load: async () => (await import('./fanout')).fanoutBench },
   {
     name: 'ui',
     load: async () => {

@@ -24,7 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { CriClient } from '../../electron/core/base/cri';
 import { ForwardSupervisor } from '../../electron/core/features/forwards';
 import { SshNodeConnection } from '../../electron/core/base/ssh';
-import { openRemoteCommand, type RemoteCommandSession } from '../../electron/core/base/streaming';
+import { openRemoteCommand, type RemoteCommand } from '../../electron/core/base/streaming';
 import {
   TEST_NAMESPACE,
   busyboxContainerConfig,
@@ -36,7 +36,7 @@ import {
 } from '../../test/support/lab';
 import { Sshd, generateKey } from '../../test/support/sshd';
 import { echoRoundTrips } from './echo';
-import { mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -172,7 +172,7 @@ async function measure(options: SshBenchOptions): Promise<BenchFigure[]> {
   }
 }
 
-function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<RemoteCommandSession> {
+function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<RemoteCommand> {
   return openRemoteCommand({
     cri: node.cri,
     kind: 'exec',
@@ -190,8 +190,7 @@ function exec(node: Node, cmd: readonly string[], stdin: boolean): Promise<Remot
 async function execStdoutMbps(node: Node): Promise<number> {
   const session = await exec(node, ['cat', '/www/big'], false);
   const started = performance.now();
-  let bytes = 0;
-  for await (const chunk of session.stdout!) bytes += (chunk as Buffer).length;
+  const bytes = await countBytes(session.stdout!);
   const ms = performance.now() - started;
   const result = await session.result;
   session.dispose();

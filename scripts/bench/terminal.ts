@@ -245,7 +245,11 @@ function terminalFrames(page: Page): { count: () => number } {
   let count = 0;
   page.on('websocket', (socket) => {
     const seen = (frame: { payload: string | Buffer }): void => {
-      if (typeof frame.payload !== 'string' || /"method":"ack"/.test(frame.payload)) count += 1;
+      if (
+        typeof frame.payload !== 'string' ||
+        /"method":"ack"|"type":"received"/.test(frame.payload)
+      )
+        count += 1;
     };
     socket.on('framesent', seen);
     socket.on('framereceived', seen);

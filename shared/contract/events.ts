@@ -1,6 +1,7 @@
 import type { AppError } from '../errors';
 import type { Disposable } from '../lifecycle';
 import type {
+  FanoutUpdate,
   ForwardEntry,
   LogUpdate,
   NodesDelta,
@@ -46,6 +47,8 @@ export interface Events {
    * node disconnects.
    */
   readonly stats: [argument: { readonly nodeId: string }, payload: StatsUpdate];
+  /** One run on many: the run and every row first (`reset`), then the rows that changed. */
+  readonly fanout: [argument: { readonly runId: string }, payload: FanoutUpdate];
 }
 
 export type EventArgument<E extends keyof Events> = Events[E][0];

@@ -60,6 +60,8 @@ export const serviceMethods = {
   },
   logs: { open: 1, lines: 4, search: 4, close: 1 },
   diagnostics: { recentLog: 1, report: 0 },
+  debug: { start: 1, list: 1, keep: 3, remove: 2 },
+  fanout: { preview: 1, start: 1, cancel: 1, exportJsonLines: 1, close: 1 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };
@@ -110,6 +112,7 @@ export const eventNames = [
   'forwards',
   'logs',
   'stats',
+  'fanout',
 ] as const satisfies readonly EventName[];
 // Every declared event must be listed (the reverse is checked by `satisfies` above).
 type UnlistedEvent = Exclude<EventName, (typeof eventNames)[number]>;

@@ -7,10 +7,16 @@
 import type {
   AppLogTail,
   ContainerDetail,
+  DebugContainer,
+  DebugStartRequest,
+  DebugStarted,
   CgroupDriverInfo,
   DiagnosticsReport,
   DiscoveredEndpoint,
   DiscoverySource,
+  FanoutRequest,
+  FanoutRow,
+  FanoutRunInfo,
   ForwardEntry,
   ForwardOptions,
   ForwardSpec,
@@ -248,6 +254,28 @@ export interface LogsService {
   close(logId: string): Promise<void>;
 }
 
+/**
+ * Run on many: one command on many running containers across the connected nodes, with
+ * a bounded fan-out. A run's rows arrive on the `fanout` event; ended runs are kept (the
+ * last few) until closed.
+ */
+export interface FanoutService {
+  /**
+   * The containers a run with these targets would run on now (rows in `queued`), and a
+   * row for each node that could not be searched. Rejects a bad selector or pattern with
+   * `invalid-argument`.
+   */
+  preview(targets: FanoutRequest['targets']): Promise<readonly FanoutRow[]>;
+  /** Starts a run; resolves once its targets are found (its rows queued). */
+  start(request: FanoutRequest): Promise<FanoutRunInfo>;
+  /** Stops what still runs: queued rows are cancelled, running ones ended. */
+  cancel(runId: string): Promise<void>;
+  /** The run's rows as JSON lines, one object per container (outputs as kept). */
+  exportJsonLines(runId: string): Promise<string>;
+  /** Cancels the run if it still runs and forgets it. */
+  close(runId: string): Promise<void>;
+}
+
 /** How many app-log entries `diagnostics.recentLog` returns by default, and at most. */
 export const recentLogDefaultCount = 200;
 export const recentLogMaxCount = 500;
@@ -266,6 +294,30 @@ export interface DiagnosticsService {
   report(): Promise<DiagnosticsReport>;
 }
 
+/**
+ * Debug containers (see DebugStartRequest): a toolbox container in a target's pod and PID
+ * namespace, for a container with no shell. Its terminal is an ordinary exec terminal
+ * (`terminals.open` on `container.containerId`); when the last terminal into it ends,
+ * the core stops and removes it, unless it is kept.
+ */
+export interface DebugService {
+  /**
+   * Creates and starts a debug container beside the target, pulling the image when the
+   * node lacks it. Rejects in words when the runtime refuses: no TARGET PID namespace
+   * support, the image can't be pulled, the target or its sandbox is gone.
+   */
+  start(request: DebugStartRequest): Promise<DebugStarted>;
+  /** The node's debug containers, found by their label: this Porthole's and leftovers. */
+  list(nodeId: string): Promise<readonly DebugContainer[]>;
+  /** Keeps it past its terminals (true), or lets it go with the last one (false). */
+  keep(nodeId: string, containerId: string, keep: boolean): Promise<DebugContainer>;
+  /**
+   * Stops and removes a debug container (kept, leftover or active: its terminals end).
+   * Refuses a container that is not labelled as Porthole's debug container.
+   */
+  remove(nodeId: string, containerId: string): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -276,4 +328,6 @@ export interface Services {
   readonly forwards: ForwardsService;
   readonly logs: LogsService;
   readonly diagnostics: DiagnosticsService;
+  readonly debug: DebugService;
+  readonly fanout: FanoutService;
 }

@@ -94,6 +94,11 @@ export interface StatsSample {
   readonly podStatsError?: AppErrorData;
   /** The ready pods the runtime can't read stats of (see `podStatsError`); absent if none. */
   readonly unreadablePods?: readonly UnreadablePod[];
+  /**
+   * Why the runtime was not asked for pod stats at all, though it has them (a version known
+   * to crash on the call): every pod here is the sum of its containers.
+   */
+  readonly podStatsAvoided?: string;
 }
 
 /**

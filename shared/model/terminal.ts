@@ -6,6 +6,12 @@ import type { SessionAttempt, SessionTransport } from './session';
 export type TerminalKind = 'exec' | 'attach';
 export type TerminalTransportChoice = 'auto' | 'spdy' | 'websocket';
 
+/**
+ * The `step` of the error an exec without a command fails with when the container has no
+ * shell (`terminals.probeShell`): what the UI offers a debug container on.
+ */
+export const noShellStep = 'probe-shell';
+
 export interface TerminalOpenRequest {
   readonly nodeId: string;
   readonly containerId: string;

@@ -16,6 +16,7 @@ import { DisposableStore, toDisposable, type Disposable } from '../lifecycle';
 import { checkMessage, defaultRpcLimits, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
 import { parseServerMessage, type ClientMessage } from './protocol';
+import { bulkBytes, receiveCredit } from './scheduler';
 
 /** Every contract call, as the UI makes it: plain data in, a Promise out. */
 export type ServicesProxy = {
@@ -119,6 +120,8 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
   const closes = new Emitter<void>();
   let nextId = 1;
   let closed = false;
+  /** Event payload bytes read and not yet reported (less than one batch). */
+  let unreported = 0;
 
   const post = (message: ClientMessage): void => {
     if (!closed) port.postMessage(message);
@@ -162,6 +165,13 @@ export function createClient(port: MessagePortLike, options: ClientOptions = {})
           return;
         }
         case 'event':
+          // Counted whether or not anyone still listens: the server counted it as sent.
+          unreported += bulkBytes(message);
+          if (unreported >= receiveCredit.ackBytes) {
+            const whole = unreported - (unreported % receiveCredit.ackBytes);
+            unreported -= whole;
+            post({ type: 'received', bytes: whole });
+          }
           subscriptions.get(message.id)?.next(message.payload);
           return;
         case 'listen-error': {

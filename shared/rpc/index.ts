@@ -18,3 +18,9 @@ export {
 } from './protocol';
 export { createAbortController } from './abort';
 export { decodeFrame, encodeFrame, type Frame } from './frames';
+export {
+  OutgoingScheduler,
+  bulkBytes,
+  receiveCredit,
+  type OutgoingSchedulerOptions,
+} from './scheduler';

@@ -1,4 +1,5 @@
-import { toDisposable, type Disposable } from '../lifecycle';
+import { Emitter } from '../event';
+import type { Disposable } from '../lifecycle';
 import { decodeFrame, encodeFrame } from './frames';
 
 /**
@@ -35,18 +36,6 @@ function cloner(kind: 'structured' | 'json'): Clone {
   return (value) => (value === undefined ? undefined : decodeFrame(encodeFrame(value)));
 }
 
-class Emitter<T> {
-  private readonly listeners = new Set<(value: T) => void>();
-  on(listener: (value: T) => void): Disposable {
-    const entry = (value: T): void => listener(value);
-    this.listeners.add(entry);
-    return toDisposable(() => this.listeners.delete(entry));
-  }
-  fire(value: T): void {
-    for (const listener of [...this.listeners]) listener(value);
-  }
-}
-
 /**
  * Two connected in-memory ports: what one posts, the other receives, asynchronously and
  * copied, as over a real transport. The test fake every RPC test (and the renderer's
@@ -80,8 +69,8 @@ export function createMessagePortPair(
           if (!closed) messages[other].fire(copy);
         });
       },
-      onMessage: (listener) => messages[self].on(listener),
-      onClose: (listener) => closes[self].on(() => listener()),
+      onMessage: (listener) => messages[self].event(listener),
+      onClose: (listener) => closes[self].event(() => listener()),
       close,
     };
   };

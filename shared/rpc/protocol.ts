@@ -5,13 +5,16 @@ import type { AppErrorData } from '../errors';
  * subscriptions are numbered by the client; cancelling and unsubscribing are messages
  * too, so the work behind an abandoned call or a closed view stops on the server.
  *
- *   client → server: call, cancel, listen, unlisten, notify
+ *   client → server: call, cancel, listen, unlisten, notify, received
  *   server → client: result | error (one per call), event* then listen-error (per listen)
  *
  * A `notify` is a one-way call: no id, no answer. The port keeps messages in order and the
  * dispatcher runs each notification as it arrives, so a pane's keystrokes need neither a
  * round trip nor a queue to stay in order; what fails is the service's to report (the
  * terminals service sends a `notice` event).
+ *
+ * `received` is the client saying it has read so many more bytes of event payloads (terminal
+ * output): the dispatcher keeps only a window of them on the way (scheduler.ts).
  */
 export type ClientMessage =
   | {
@@ -34,7 +37,8 @@ export type ClientMessage =
       readonly service: string;
       readonly method: string;
       readonly args: readonly unknown[];
-    };
+    }
+  | { readonly type: 'received'; readonly bytes: number };
 
 export type ServerMessage =
   | { readonly type: 'result'; readonly id: number; readonly value: unknown }
@@ -61,6 +65,9 @@ export function parseClientMessage(value: unknown): ClientMessage | undefined {
     if (typeof value.service !== 'string' || typeof value.method !== 'string') return undefined;
     if (!Array.isArray(value.args)) return undefined;
     return { type: 'notify', service: value.service, method: value.method, args: value.args };
+  }
+  if (value.type === 'received') {
+    return isId(value.bytes) ? { type: 'received', bytes: value.bytes } : undefined;
   }
   if (!isId(value.id)) return undefined;
   const id = value.id;

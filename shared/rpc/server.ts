@@ -12,12 +12,15 @@ import { createAbortController } from './abort';
 import { checkMessage, defaultRpcLimits, printableName, type RpcLimits } from './limits';
 import type { MessagePortLike } from './port';
 import { parseClientMessage, type ServerMessage } from './protocol';
+import { OutgoingScheduler } from './scheduler';
 
 export interface ServeOptions {
   /** Hears what the dispatcher refused or could not send, e.g. for a log. */
   readonly onProtocolError?: (error: AppError) => void;
   /** Default `defaultRpcLimits`. */
   readonly limits?: Partial<RpcLimits>;
+  /** Event payload bytes kept unread on the way at most; default `receiveCredit`'s. */
+  readonly receiveWindowBytes?: number;
 }
 
 function invalid(message: string, hint?: string): AppError {
@@ -54,8 +57,10 @@ type Handler = (...args: unknown[]) => unknown;
  * Everything a client can make it hold is bounded (`limits`): each message's size, depth
  * and strings, the calls running at once and the subscriptions open; past a limit the
  * client gets a `resource-exhausted` (or `invalid-argument`) answer for that request, and
- * nothing it sent is echoed back beyond a contract-shaped name. Bounding what waits to be
- * sent is the transport's part (see the host's WebSocket port).
+ * nothing it sent is echoed back beyond a contract-shaped name. Event payload bytes
+ * (terminal output) are sent within a window the client reports reading (`received`), fairly
+ * between subscriptions (scheduler.ts); bounding the rest of what waits to be sent is the
+ * transport's part (see the host's WebSocket port).
  */
 export function serve(
   port: MessagePortLike,
@@ -69,10 +74,12 @@ export function serve(
   const subscriptions = new Map<number, Disposable>();
   let stopped = false;
 
-  const post = (message: ServerMessage): void => {
-    if (stopped) return;
+  /** Sends now; false when the message could not go (an error went in its place). */
+  const postNow = (message: ServerMessage): boolean => {
+    if (stopped) return false;
     try {
       port.postMessage(message);
+      return true;
     } catch (error) {
       // A value that can't be cloned or encoded: answer with an error rather than nothing.
       const failure = new AppError({
@@ -85,7 +92,27 @@ export function serve(
         const type = message.type === 'result' ? 'error' : 'listen-error';
         port.postMessage({ type, id: message.id, error: toAppErrorData(failure) });
       }
+      return false;
     }
+  };
+
+  // Terminal output waits here, per subscription, while the client has a window's worth
+  // of it unread (scheduler.ts); everything else passes straight through.
+  const scheduler = new OutgoingScheduler({
+    send: postNow,
+    ...(options.receiveWindowBytes !== undefined && {
+      windowBytes: options.receiveWindowBytes,
+    }),
+    onOverflow: () => {
+      refuse(
+        exhausted('The client stopped reading: too much output waited for it.', 'Reload the page.'),
+      );
+      port.close();
+    },
+  });
+  store.add({ dispose: () => scheduler.dispose() });
+  const post = (message: ServerMessage): void => {
+    if (!stopped) scheduler.post(message);
   };
 
   const refuse = (error: AppError): AppErrorData => {
@@ -237,6 +264,7 @@ export function serve(
   };
 
   const stopAll = (): void => {
+    scheduler.dispose();
     for (const controller of calls.values()) controller.abort();
     calls.clear();
     const live = [...subscriptions.values()];
@@ -278,8 +306,12 @@ export function serve(
           const subscription = subscriptions.get(message.id);
           subscriptions.delete(message.id);
           subscription?.dispose();
+          scheduler.forget(message.id);
           return;
         }
+        case 'received':
+          scheduler.received(message.bytes);
+          return;
       }
     }),
   );

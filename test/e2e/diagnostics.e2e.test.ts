@@ -18,12 +18,15 @@ describe('Diagnostics in the browser, against the lab', () => {
   let pageErrors: readonly unknown[];
   let app: AppPage;
   let nodeName: string;
+  let eventsKnown: () => boolean;
 
   beforeAll(async () => {
     const { opened, core } = await lab.open();
     ({ page, pageErrors } = opened);
     app = new AppPage(page);
-    nodeName = core.nodes.statuses().find((node) => node.nodeId === lab.nodeId)!.name;
+    const node = () => core.nodes.statuses().find((status) => status.nodeId === lab.nodeId);
+    nodeName = node()!.name;
+    eventsKnown = () => (node()?.capabilities?.containerEvents ?? 'unknown') !== 'unknown';
   });
 
   afterEach(() => {
@@ -49,6 +52,8 @@ describe('Diagnostics in the browser, against the lab', () => {
       .poll(() => log.textContent())
       .toContain(`Connected ${nodeName}: ${lab.runtime.kind} ${lab.runtime.versionFull}`);
 
+    // Connecting doesn't wait for the event stream: the report names what it found.
+    await expect.poll(eventsKnown).toBe(true);
     // Keyboard: the toolbar's first button copies the report.
     await page.getByRole('button', { name: 'Copy report' }).focus();
     await page.keyboard.press('Enter');

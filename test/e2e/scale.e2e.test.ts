@@ -9,6 +9,7 @@ import type { Host } from '../../electron/core/host';
 import { AppError } from '../../shared/errors';
 import { createFakeCore, type FakeCore } from './fixtures/fake-core';
 import { AppPage } from './pages/app-page';
+import { ConfirmDialog } from './pages/dialogs';
 import { ResourcesPage } from './pages/resources-page';
 import { screenshot } from './support/artifacts';
 import { openApp, startBrowserHost, type OpenedApp } from './support/browser-app';
@@ -168,7 +169,7 @@ describe('Porthole with 5,000 containers on three nodes', () => {
     await expect.poll(() => images.rows.count()).toBe(1);
     await images.open('alpine');
     await images.detailAction('Remove').click();
-    await page.keyboard.press('Enter');
+    await new ConfirmDialog(page).confirm();
     await app.toast('Removed image docker.io/library/alpine:3.20').waitFor();
     await expect.poll(() => images.rows.count()).toBe(0);
     await page.keyboard.press('Escape');

@@ -321,11 +321,7 @@ describe('Terminals in the browser, against the lab', () => {
     if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1440, height: 900 });
     await terminals.go();
-    const close = page
-      .getByRole('tablist', { name: 'Terminal tabs' })
-      .getByRole('button', { name: 'Close tab' });
-    while ((await close.count()) > 0) await close.first().click();
-    await page.getByText('No terminals open').waitFor();
+    await terminals.closeAllTabs();
     expect(opened.pageErrors).toEqual([]);
   });
 
@@ -482,13 +478,20 @@ describe('Terminals in the browser, against the lab', () => {
       await waitForProcess('cat');
       // With the keyboard (in a browser Alt+Shift+1 is Nodes, Alt+Shift+5 Terminals), then
       // with the sidebar.
+      // Showing the view doesn't pull the focus into the pane (issue 21): it is on the
+      // selected tab by the time the shortcut's key is up, so nothing typed next falls on
+      // <body>. The user puts it in the pane, and types at once.
       await page.keyboard.press('Alt+Shift+Digit1');
       await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
       await page.keyboard.press('Alt+Shift+Digit5');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tab');
+      await page.getByRole('heading', { level: 1, name: 'Terminals' }).waitFor();
+      await terminals.focus(pane);
       await page.keyboard.type(`keys ${typedText}`);
       await page.keyboard.press('Enter');
       await app.go('Nodes');
       await app.navLink('Terminals').click();
+      await terminals.focus(pane);
       await page.keyboard.type(`sidebar ${typedText}`);
       await page.keyboard.press('Enter');
       await waitForTyped(file, [`keys ${typedText}`, `sidebar ${typedText}`]);
@@ -743,14 +746,7 @@ describe('Terminals in the browser, against the lab', () => {
         .list()
         .filter((session) => session.state === 'active' || session.state === 'starting');
     await expect.poll(() => live().length).toBe(3);
-    while ((await terminals.tabs.count()) > 0) {
-      await page
-        .getByRole('tablist', { name: 'Terminal tabs' })
-        .getByRole('button', { name: 'Close tab' })
-        .first()
-        .click();
-    }
-    await page.getByText('No terminals open').waitFor();
+    await terminals.closeAllTabs();
     await expect.poll(live).toEqual([]);
   });
 });

@@ -161,12 +161,19 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         nodeId,
         state: 'connected',
         origin: 'discovered',
-        updates: containerEvents ? 'events' : 'polling',
         runtime: { runtimeName: runtime.kind },
       });
-      expect(connected.capabilities?.containerEvents).toBe(
-        containerEvents ? 'supported' : 'unsupported',
-      );
+      // Connecting doesn't wait for the event stream: the node says how it is kept fresh
+      // once the stream has answered (or was refused).
+      await expect
+        .poll(
+          async () => {
+            const node = (await client.services.nodes.list()).find((n) => n.nodeId === nodeId);
+            return [node?.updates, node?.capabilities?.containerEvents];
+          },
+          { timeout: 15_000 },
+        )
+        .toEqual(containerEvents ? ['events', 'supported'] : ['polling', 'unsupported']);
     });
 
     it('streams a reset, then a delta for a pod created outside Porthole and its removal', async () => {

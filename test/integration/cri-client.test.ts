@@ -212,6 +212,18 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         expect(stats.cpu?.usageCoreNanoSeconds).toBeGreaterThanOrEqual(0);
         const all = await client.listContainerStats({ podSandboxId: podId, labels });
         expect(all.map((s) => s.containerId)).toEqual([containerId]);
+        // CRI-O 1.35.0–1.36.3 crash on pod stats while a container starts or stops: the
+        // client refuses to ask them, with why (base/cri/hazards.ts).
+        const hazard = await client.podStatsHazard();
+        if (hazard !== undefined) {
+          expect(hazard).toContain('cri-o#10206');
+          await expect(client.podStats(podId)).rejects.toMatchObject({
+            code: 'failed-precondition',
+            message: hazard,
+          });
+          await expect(client.listPodStats()).rejects.toMatchObject({ message: hazard });
+          return;
+        }
         const podStats = await client.podStats(podId);
         expect(podStats.podSandboxId).toBe(podId);
         expect(podStats.containers.map((c) => c.containerId)).toContain(containerId);

@@ -15,7 +15,7 @@ import {
   openRemoteCommandWith,
   websocketTransport,
   type RemoteCommandOptions,
-  type RemoteCommandSession,
+  type RemoteCommand,
 } from '../../electron/core/base/streaming/remotecommand';
 import { connectWebSocket } from '../../electron/core/base/streaming/websocket';
 import { AppError } from '../../shared/errors';
@@ -31,7 +31,7 @@ import { RstStatus } from '../../electron/core/base/streaming/spdy';
 import {
   FakeSpdyServer,
   type FakeServerStream,
-  type FakeSpdyConnection,
+  type FakeSpdyServerConnection,
 } from '../../electron/core/base/streaming/spdy/testing/fake-spdy-server';
 import { rejection } from '../support/errors';
 
@@ -54,7 +54,7 @@ function fakeCri(next: () => string): Cri & { calls: number } {
 }
 
 const servers: FakeStreamServer[] = [];
-const sessions: RemoteCommandSession[] = [];
+const sessions: RemoteCommand[] = [];
 
 async function serve(
   protocols: readonly string[],
@@ -82,7 +82,7 @@ function options(cri: Cri, overrides: Partial<RemoteCommandOptions> = {}): Remot
   };
 }
 
-async function open(opts: RemoteCommandOptions): Promise<RemoteCommandSession> {
+async function open(opts: RemoteCommandOptions): Promise<RemoteCommand> {
   const session = await openRemoteCommand(opts);
   sessions.push(session);
   return session;
@@ -611,7 +611,7 @@ describe('SPDY', () => {
 
   type SpdyScript = (
     streams: Map<string, FakeServerStream>,
-    connection: FakeSpdyConnection,
+    connection: FakeSpdyServerConnection,
   ) => void;
 
   /**
@@ -625,10 +625,10 @@ describe('SPDY', () => {
   ): Promise<{
     server: FakeSpdyServer;
     opened: string[][];
-    connect: (extra?: Partial<RemoteCommandOptions>) => Promise<RemoteCommandSession>;
+    connect: (extra?: Partial<RemoteCommandOptions>) => Promise<RemoteCommand>;
   }> {
     const opened: string[][] = [];
-    const connections: [Map<string, FakeServerStream>, FakeSpdyConnection][] = [];
+    const connections: [Map<string, FakeServerStream>, FakeSpdyServerConnection][] = [];
     const server = await FakeSpdyServer.start({
       ...(protocols !== undefined && { protocols }),
       autoReply: false,
@@ -658,7 +658,7 @@ describe('SPDY', () => {
   /** The runtime's teardown: status without FIN, RST CANCEL on every stream, GOAWAY, close. */
   async function finish(
     streams: Map<string, FakeServerStream>,
-    connection: FakeSpdyConnection,
+    connection: FakeSpdyServerConnection,
     status: string,
   ): Promise<void> {
     await streams.get('stdout')?.write('', true);
@@ -793,7 +793,7 @@ describe('SPDY', () => {
   it('keeps a slow reader bounded over SPDY too', async () => {
     const chunk = Buffer.alloc(32 * 1024, 0x62);
     const total = 100 * 1024 * 1024;
-    let connection: FakeSpdyConnection | undefined;
+    let connection: FakeSpdyServerConnection | undefined;
     const { connect } = await spdyServe((streams, c) => {
       connection = c;
       void (async () => {

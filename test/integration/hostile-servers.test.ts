@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ForwardSupervisor, type ForwardRuntime } from '../../electron/core/features/forwards';
 import { openRemoteCommand } from '../../electron/core/base/streaming';
-import type { RemoteCommandSession } from '../../electron/core/base/streaming/remotecommand';
+import type { RemoteCommand } from '../../electron/core/base/streaming/remotecommand';
 import { fakePod } from '../../electron/core/features/nodes/testing/fake-node-client';
 import { FakeSpdyServer } from '../../electron/core/base/streaming/spdy/testing/fake-spdy-server';
 import type { ForwardSnapshot, ForwardTransportChoice } from '../../shared/model';
@@ -73,7 +73,7 @@ async function spdyServer(protocols: readonly string[], garbage: Buffer): Promis
 }
 
 async function exec(url: () => string, transport: 'websocket' | 'spdy', timeoutMs = 15_000) {
-  const session: RemoteCommandSession = await openRemoteCommand({
+  const session: RemoteCommand = await openRemoteCommand({
     cri: {
       exec: () => Promise.resolve({ url: url() }),
       attach: () => Promise.resolve({ url: url() }),

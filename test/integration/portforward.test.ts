@@ -758,7 +758,9 @@ process.stdout.write('stopped\\n');
       ['--import', 'tsx', script, runtime?.endpoint ?? '', TEST_NAMESPACE, name],
       {
         cwd: root,
-        timeout: 20_000,
+        // tsx compiling the fixture alone took 15–17 s at a load average of 26: the bound
+        // is for a process that never exits, not for a slow start.
+        timeout: 50_000,
         env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.tests.json') },
       },
     );

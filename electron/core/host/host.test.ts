@@ -410,115 +410,125 @@ describe('a client cannot make the host hold more than its limits', () => {
     }
   });
 
-  it('lets a greedy client that never reads hold only its share; a second client is answered', async () => {
-    let discovers = 0;
-    const refused: AppError[] = [];
-    const host = await start({
-      services: fakeServices({
-        nodes: {
-          list: () => Promise.resolve([]),
-          // Never answers: each call holds its slot until the connection ends.
-          discover: () => {
-            discovers += 1;
-            return new Promise(() => undefined);
+  // 30,000 requests through a real socket: 3 s on a quiet machine, 27 s at a load average
+  // of 30, so this test has a bound of its own.
+  it(
+    'lets a greedy client that never reads hold only its share; a second client is answered',
+    { timeout: 90_000 },
+    async () => {
+      let discovers = 0;
+      const refused: AppError[] = [];
+      const host = await start({
+        services: fakeServices({
+          nodes: {
+            list: () => Promise.resolve([]),
+            // Never answers: each call holds its slot until the connection ends.
+            discover: () => {
+              discovers += 1;
+              return new Promise(() => undefined);
+            },
           },
+        }),
+        limits: { maxInFlightCalls: 64, maxSubscriptions: 32 },
+        outgoingBuffer: {
+          pauseAbove: 64 * 1024,
+          resumeBelow: 16 * 1024,
+          closeAbove: 64 * 1024 * 1024,
         },
-      }),
-      limits: { maxInFlightCalls: 64, maxSubscriptions: 32 },
-      outgoingBuffer: {
-        pauseAbove: 64 * 1024,
-        resumeBelow: 16 * 1024,
-        closeAbove: 64 * 1024 * 1024,
-      },
-      onRefused: (error) => refused.push(error),
-    });
-    const logged: AppLogEntry[] = [];
-    const listening = log.attach({ write: (entry) => logged.push(entry) });
-    try {
-      const greedy = await openRpcSocket(host);
-      greedy.pause(); // reads nothing from here on
-      const sent = 30_000;
-      for (let id = 1; id <= sent; id += 1) {
-        greedy.send(`{"type":"call","id":${id},"service":"nodes","method":"discover","args":[]}`);
+        onRefused: (error) => refused.push(error),
+      });
+      const logged: AppLogEntry[] = [];
+      const listening = log.attach({ write: (entry) => logged.push(entry) });
+      try {
+        const greedy = await openRpcSocket(host);
+        greedy.pause(); // reads nothing from here on
+        const sent = 30_000;
+        for (let id = 1; id <= sent; id += 1) {
+          greedy.send(`{"type":"call","id":${id},"service":"nodes","method":"discover","args":[]}`);
+        }
+        for (let id = sent + 1; id <= sent + 100; id += 1) {
+          greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
+        }
+        // Meanwhile another client is answered as usual.
+        const second = createClient(webSocketPort(await openRpcSocket(host)));
+        await expect(second.services.nodes.list()).resolves.toEqual([]);
+        expect(discovers).toBe(64);
+        // Once it reads, it hears why each request past the caps was refused.
+        const errors: { code: string; message: string }[] = [];
+        greedy.on('message', (data: Buffer) => {
+          errors.push(
+            (JSON.parse(data.toString()) as { error: { code: string; message: string } }).error,
+          );
+        });
+        greedy.resume();
+        await expect.poll(() => errors.length, { timeout: 30_000 }).toBe(sent - 64 + 100 - 32);
+        expect(discovers).toBe(64);
+        expect(refused).toHaveLength(errors.length);
+        expect(errors[0]).toMatchObject({
+          code: 'resource-exhausted',
+          message: 'Too many calls at once: 64 are already running on this connection.',
+        });
+        expect(errors.at(-1)).toMatchObject({
+          code: 'resource-exhausted',
+          message: 'Too many subscriptions: 32 are already open on this connection.',
+        });
+        // The log heard the refusals, within its budget: tens of thousands refused, a few
+        // hundred lines.
+        const lines = logged.filter((entry) => entry.scope === 'host');
+        expect(lines[0]).toMatchObject({
+          level: 'warn',
+          message: 'The RPC refused a request from the browser.',
+          detail:
+            'resource-exhausted: Too many calls at once: 64 are already running on this connection.',
+        });
+        expect(lines.length).toBeLessThanOrEqual(defaultLogBudget.entries + 1);
+        second.dispose();
+        greedy.close();
+      } finally {
+        listening.dispose();
+        await host.close();
       }
-      for (let id = sent + 1; id <= sent + 100; id += 1) {
-        greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
-      }
-      // Meanwhile another client is answered as usual.
-      const second = createClient(webSocketPort(await openRpcSocket(host)));
-      await expect(second.services.nodes.list()).resolves.toEqual([]);
-      expect(discovers).toBe(64);
-      // Once it reads, it hears why each request past the caps was refused.
-      const errors: { code: string; message: string }[] = [];
-      greedy.on('message', (data: Buffer) => {
-        errors.push(
-          (JSON.parse(data.toString()) as { error: { code: string; message: string } }).error,
-        );
-      });
-      greedy.resume();
-      await expect.poll(() => errors.length, { timeout: 30_000 }).toBe(sent - 64 + 100 - 32);
-      expect(discovers).toBe(64);
-      expect(refused).toHaveLength(errors.length);
-      expect(errors[0]).toMatchObject({
-        code: 'resource-exhausted',
-        message: 'Too many calls at once: 64 are already running on this connection.',
-      });
-      expect(errors.at(-1)).toMatchObject({
-        code: 'resource-exhausted',
-        message: 'Too many subscriptions: 32 are already open on this connection.',
-      });
-      // The log heard the refusals, within its budget: tens of thousands refused, a few
-      // hundred lines.
-      const lines = logged.filter((entry) => entry.scope === 'host');
-      expect(lines[0]).toMatchObject({
-        level: 'warn',
-        message: 'The RPC refused a request from the browser.',
-        detail:
-          'resource-exhausted: Too many calls at once: 64 are already running on this connection.',
-      });
-      expect(lines.length).toBeLessThanOrEqual(defaultLogBudget.entries + 1);
-      second.dispose();
-      greedy.close();
-    } finally {
-      listening.dispose();
-      await host.close();
-    }
-  });
+    },
+  );
 
-  it('closes (1008) a socket whose unread answers pass the limit, and stops its work', async () => {
-    let live = 0;
-    const payload = 'p'.repeat(100_000);
-    const host = await start({
-      events: fakeEvents({
-        nodes: (_argument, sink) => {
-          live += 1;
-          sink.next({ reset: true, upserted: [{ nodeId: payload } as never], removed: [] });
-          return { dispose: () => (live -= 1) };
+  it(
+    'closes (1008) a socket whose unread answers pass the limit, and stops its work',
+    { timeout: 90_000 },
+    async () => {
+      let live = 0;
+      const payload = 'p'.repeat(100_000);
+      const host = await start({
+        events: fakeEvents({
+          nodes: (_argument, sink) => {
+            live += 1;
+            sink.next({ reset: true, upserted: [{ nodeId: payload } as never], removed: [] });
+            return { dispose: () => (live -= 1) };
+          },
+        }),
+        // Never paused before it is closed: all 200 requests are read.
+        outgoingBuffer: {
+          pauseAbove: 8 * 1024 * 1024,
+          resumeBelow: 64 * 1024,
+          closeAbove: 1024 * 1024,
         },
-      }),
-      // Never paused before it is closed: all 200 requests are read.
-      outgoingBuffer: {
-        pauseAbove: 8 * 1024 * 1024,
-        resumeBelow: 64 * 1024,
-        closeAbove: 1024 * 1024,
-      },
-    });
-    try {
-      const greedy = await openRpcSocket(host);
-      greedy.pause();
-      for (let id = 1; id <= 200; id += 1) {
-        greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
+      });
+      try {
+        const greedy = await openRpcSocket(host);
+        greedy.pause();
+        for (let id = 1; id <= 200; id += 1) {
+          greedy.send(`{"type":"listen","id":${id},"event":"nodes","argument":null}`);
+        }
+        await expect.poll(() => host.connections).toBe(0);
+        // Everything it subscribed to was disposed with it.
+        expect(live).toBe(0);
+        const end = closed(greedy);
+        greedy.resume();
+        await expect(end).resolves.toEqual(notReadingClose);
+      } finally {
+        await host.close();
       }
-      await expect.poll(() => host.connections).toBe(0);
-      // Everything it subscribed to was disposed with it.
-      expect(live).toBe(0);
-      const end = closed(greedy);
-      greedy.resume();
-      await expect(end).resolves.toEqual(notReadingClose);
-    } finally {
-      await host.close();
-    }
-  });
+    },
+  );
 
   it('sends the client answers larger than what it may send (a big snapshot is one event)', async () => {
     const big = 'n'.repeat(3 * 1024 * 1024);

@@ -7,6 +7,7 @@ import { openShortcutsDialog } from './ShortcutsDialog';
 import { Toasts } from './Toasts';
 import { ReloadButton } from '../ui/Button';
 import { InfoBanner } from '../ui/ErrorBanner';
+import { focusHome, keepFocus, rescueFocus } from '../ui/focus';
 import type { ConnectionState } from '../platform';
 import { Sidebar } from './Sidebar';
 import { TopBar } from './TopBar';
@@ -61,6 +62,7 @@ function useGlobalShortcuts(): void {
       const ui = model.ui.getState();
       if (
         event.key === '?' &&
+        ui.singleKeyShortcuts &&
         !event.ctrlKey &&
         !event.metaKey &&
         !event.altKey &&
@@ -111,14 +113,31 @@ export function App() {
 
   useEffect(() => {
     document.title = view === undefined ? 'Porthole' : `${view.title} — Porthole`;
+    // A view switch by a shortcut takes away what had the focus: the new view's home gets it.
+    rescueFocus();
   }, [view]);
+
+  useEffect(() => {
+    const keeper = keepFocus();
+    return () => keeper.dispose();
+  }, []);
 
   return (
     <ResourceActionsProvider value={resourceActions}>
       <div className="shell">
+        <a
+          className="skip-link"
+          href="#main"
+          onClick={(event) => {
+            event.preventDefault();
+            focusHome()?.focus();
+          }}
+        >
+          Skip to {view?.title ?? 'the view'}
+        </a>
         <Sidebar views={views} />
         <TopBar title={view?.title ?? 'Porthole'} />
-        <main className="main" aria-label={view?.title}>
+        <main id="main" className="main" aria-label={view?.title} tabIndex={-1}>
           <ConnectionBanner />
           {View !== undefined && <View key={view?.id} />}
         </main>

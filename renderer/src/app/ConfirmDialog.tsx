@@ -3,8 +3,8 @@ import { Dialog, FormActions } from '../ui/Dialog';
 import { CopyButton } from './CopyButton';
 
 /**
- * "Stop web-1?" — names the resource, shows the equivalent crictl command, and confirms
- * with Enter (the confirm button has focus) or cancels with Esc.
+ * "Stop web-1?" — names the resource, shows the equivalent crictl command. A destructive
+ * action starts with the focus on Cancel (Tab, then Enter confirms); Esc cancels.
  */
 export function ConfirmDialog({
   title,
@@ -45,14 +45,15 @@ export function ConfirmDialog({
       footer={
         <>
           <span className="footer-note">
-            <kbd>Enter</kbd> {confirmLabel.toLowerCase()} · <kbd>Esc</kbd> cancel
+            {danger && <kbd>Tab</kbd>} <kbd>Enter</kbd> {confirmLabel.toLowerCase()} ·{' '}
+            <kbd>Esc</kbd> cancel
           </span>
           <FormActions
             submitLabel={confirmLabel}
             onCancel={onClose}
             disabled={running}
             danger={danger}
-            autofocus
+            autofocus={danger ? 'cancel' : true}
           />
         </>
       }

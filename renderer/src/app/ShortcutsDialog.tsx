@@ -30,7 +30,15 @@ function terminalBindings(mac: boolean, browser: boolean): Binding[] {
       keys: `${keys({ action: 'tab', step: -1 })} / ${keys({ action: 'tab', step: 1 })}`,
       what: 'Previous / next tab',
     },
-    { keys: keys({ action: 'palette' }), what: 'Command palette (Ctrl+K is the shell’s)' },
+    {
+      keys: `${keys({ action: 'open-palette' })} / ${keys({ action: 'palette' })}`,
+      what: 'Command palette (the settings can give Ctrl+K to the shell)',
+    },
+    { keys: keys({ action: 'leave', step: 1 }), what: 'Leave the terminal, to its tab' },
+    { keys: keys({ action: 'leave', step: -1 }), what: 'Leave the terminal, to the sidebar' },
+    { keys: keys({ action: 'tab-focus' }), what: 'Tab moves focus / Tab goes to the terminal' },
+    { keys: keys({ action: 'accessible-view' }), what: 'The terminal’s text as a document' },
+    { keys: '← → Home End  Delete', what: 'On the tabs: move between tabs, close one' },
     { keys: 'Enter', what: 'Reopen an ended session' },
   ];
 }
@@ -83,7 +91,8 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         </button>
       }
     >
-      <div className="shortcuts">
+      {/* A Tab stop of its own: the list scrolls, and the keyboard must scroll it too. */}
+      <div className="shortcuts" tabIndex={0} role="group" aria-label="Shortcut list">
         <p className="shortcuts-note" role="note">
           {browser ? (
             <>

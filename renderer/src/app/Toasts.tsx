@@ -1,5 +1,6 @@
 import { useStore } from 'zustand';
 import { ErrorDetail } from '../ui/ErrorBanner';
+import { rescueFocus } from '../ui/focus';
 import { Icon } from '../ui/icons';
 import { useModel } from './context';
 
@@ -8,6 +9,7 @@ export function Toasts() {
   const model = useModel();
   const toasts = useStore(model.toasts, (state) => state.toasts);
   const dismiss = useStore(model.toasts, (state) => state.dismiss);
+  const hold = useStore(model.toasts, (state) => state.hold);
   return (
     <section className="toasts" aria-label="Notifications" aria-live="polite">
       {toasts.map((toast) => (
@@ -15,6 +17,12 @@ export function Toasts() {
           key={toast.id}
           className={`toast ${toast.tone}`}
           role={toast.tone === 'error' ? 'alert' : 'status'}
+          onMouseEnter={() => hold(toast.id, true)}
+          onMouseLeave={() => hold(toast.id, false)}
+          onFocus={() => hold(toast.id, true)}
+          onBlur={(event) => {
+            if (!event.currentTarget.contains(event.relatedTarget)) hold(toast.id, false);
+          }}
         >
           <Icon
             name={toast.tone === 'error' ? 'alert' : toast.tone === 'success' ? 'check' : 'info'}
@@ -38,7 +46,10 @@ export function Toasts() {
             type="button"
             className="btn btn-small btn-ghost btn-icon"
             aria-label="Dismiss"
-            onClick={() => dismiss(toast.id)}
+            onClick={() => {
+              dismiss(toast.id);
+              rescueFocus();
+            }}
           >
             <Icon name="close" size={14} />
           </button>

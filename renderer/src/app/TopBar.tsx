@@ -1,6 +1,6 @@
 import { useModel } from './context';
 import { Button } from '../ui/Button';
-import { modKeyLabel } from './keyboard';
+import { isMac, modKeyLabel } from './keyboard';
 import { NodeScopePicker } from '../features/nodes/NodeScopePicker';
 
 /** The node selector: every connected node, or one node (connected or not), searchable. */
@@ -24,8 +24,11 @@ export function TopBar({ title }: { title: string }) {
         variant="ghost"
         icon="command"
         title={`Command palette (${modKeyLabel('K')})`}
+        aria-keyshortcuts={isMac() ? 'Meta+K' : 'Control+K'}
         onClick={() => model.ui.getState().setPaletteOpen(true)}
       >
+        {/* The name is what shows, and what it does: "Command palette Ctrl+K". */}
+        <span className="visually-hidden">Command palette</span>
         <kbd>{modKeyLabel('K')}</kbd>
       </Button>
     </header>

@@ -37,5 +37,13 @@ export const appCommands =
       shortcut: '?',
       run: () => openShortcutsDialog(model),
     };
-    return [...navigation, ...themes, help];
+    const singleKeys: Command = {
+      id: 'settings.single-key-shortcuts',
+      title: ui.singleKeyShortcuts
+        ? 'Turn off single-key shortcuts (/ j k ?)'
+        : 'Turn on single-key shortcuts (/ j k ?)',
+      group: 'Settings',
+      run: () => ui.setSingleKeyShortcuts(!ui.singleKeyShortcuts),
+    };
+    return [...navigation, ...themes, singleKeys, help];
   };

@@ -11,6 +11,8 @@ import { forwardCommands, podForwardActions, portForwardsView } from '../feature
 import { sessionCommands, sessionsView } from '../features/sessions';
 import { containerLogsAction, logsView } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
+import { containerDebugAction, debugView } from '../features/debug';
+import { containerFanoutAction, fanoutView } from '../features/fanout';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -20,8 +22,10 @@ export const views: readonly ViewDefinition[] = [
   containersView,
   imagesView,
   terminalsView,
+  fanoutView,
   portForwardsView,
   sessionsView,
+  debugView,
   logsView,
   statsView,
   diagnosticsView,
@@ -40,5 +44,11 @@ export const commandProviders: readonly CommandProvider[] = [
 /** What features offer on a pod or container row, beside the resource's own actions. */
 export const resourceActions: ResourceActions = {
   pods: [...podForwardActions, podStatsAction],
-  containers: [...containerTerminalActions, containerLogsAction, containerStatsAction],
+  containers: [
+    ...containerTerminalActions,
+    containerDebugAction,
+    containerLogsAction,
+    containerStatsAction,
+    containerFanoutAction,
+  ],
 };

@@ -17,11 +17,27 @@ export interface UiState {
   readonly paletteOpen: boolean;
   readonly dialog?: DialogEntry;
   readonly theme: ThemePreference;
+  /**
+   * The shortcuts of one key without a modifier (`/`, `j`, `k`, `?`): a speech-input user can
+   * trigger them by accident, so they can be turned off (WCAG 2.1.4). Kept across sessions.
+   */
+  readonly singleKeyShortcuts: boolean;
   readonly navigate: (view: string) => void;
   readonly setPaletteOpen: (open: boolean) => void;
   readonly openDialog: (dialog: DialogEntry) => void;
   readonly closeDialog: () => void;
   readonly setTheme: (theme: ThemePreference) => void;
+  readonly setSingleKeyShortcuts: (on: boolean) => void;
+}
+
+const singleKeyStorageKey = 'porthole.singleKeyShortcuts';
+
+function storedSingleKeyShortcuts(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(singleKeyStorageKey) !== 'off';
+  } catch {
+    return true; // storage disabled: the default
+  }
 }
 
 export type UiStore = StoreApi<UiState>;
@@ -31,10 +47,19 @@ export function createUiStore(initialView: string): UiStore {
     view: initialView,
     paletteOpen: false,
     theme: 'system',
+    singleKeyShortcuts: storedSingleKeyShortcuts(),
     navigate: (view) => set({ view }),
     setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
     openDialog: (dialog) => set({ dialog, paletteOpen: false }),
     closeDialog: () => set({ dialog: undefined }),
     setTheme: (theme) => set({ theme }),
+    setSingleKeyShortcuts: (singleKeyShortcuts) => {
+      try {
+        globalThis.localStorage?.setItem(singleKeyStorageKey, singleKeyShortcuts ? 'on' : 'off');
+      } catch {
+        // Full or disabled storage: the choice holds for this window.
+      }
+      set({ singleKeyShortcuts });
+    },
   }));
 }

@@ -4,12 +4,11 @@ import {
   serviceMethods,
   type NotifiedService,
   type AbortSignalLike,
-  type EventArgument,
   type EventName,
-  type EventPayload,
   type ServiceName,
 } from '../../../shared/contract';
 import { AppError } from '../../../shared/errors';
+import { Emitter } from '../../../shared/event';
 import { toDisposable, type Disposable } from '../../../shared/lifecycle';
 import {
   createClient,
@@ -23,27 +22,15 @@ export type { NotifyProxy, ServicesProxy } from '../../../shared/rpc';
 
 export type ConnectionState = 'connected' | 'reconnecting' | 'closed';
 
-/** What the UI holds: the contract's services and events, whatever carries them. */
-export interface PortholeClient extends Disposable {
-  readonly services: ServicesProxy;
-  /**
-   * The one-way methods (a terminal's input, sizes and acks). While reconnecting they go
-   * nowhere: the terminals they are for end with the connection anyway.
-   */
-  readonly notify: NotifyProxy;
-  /** The same services; aborting `signal` cancels the calls (e.g. a pull's Cancel button). */
-  withSignal(signal: AbortSignalLike): ServicesProxy;
-  /**
-   * Subscribes to an event. Across a reconnect the subscription is renewed by itself (and
-   * `resources` starts again with a `reset: true` payload); `onError` hears only why it
-   * ended for good.
-   */
-  subscribe<E extends EventName>(
-    event: E,
-    argument: EventArgument<E>,
-    listener: (payload: EventPayload<E>) => void,
-    onError?: (error: AppError) => void,
-  ): Disposable;
+/**
+ * What the UI holds: the contract's services and events, whatever carries them. The RPC
+ * client's calls, kept across reconnects: while reconnecting, `notify` goes nowhere (the
+ * terminals it is for end with the connection anyway), and a subscription is renewed by
+ * itself (`resources` starts again with a `reset: true` payload), its `onError` hearing
+ * only why it ended for good.
+ */
+export interface PortholeClient
+  extends Pick<RpcClient, 'services' | 'notify' | 'withSignal' | 'subscribe'>, Disposable {
   readonly mode: 'electron' | 'browser';
   readonly connectionState: ConnectionState;
   onDidChangeConnection(listener: (state: ConnectionState) => void): Disposable;
@@ -84,7 +71,7 @@ export function createPortholeClient(
 ): PortholeClient {
   const backoff = options.backoffMs ?? [250, 500, 1000, 2000, 5000];
   const entries = new Set<Entry>();
-  const stateListeners = new Set<(state: ConnectionState) => void>();
+  const stateChanges = new Emitter<ConnectionState>();
   let state: ConnectionState = 'connected';
   let rpc: RpcClient | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,7 +79,7 @@ export function createPortholeClient(
   const setState = (next: ConnectionState): void => {
     if (state === next) return;
     state = next;
-    for (const listener of [...stateListeners]) listener(next);
+    stateChanges.fire(next);
   };
 
   const attach = (entry: Entry): void => {
@@ -213,10 +200,7 @@ export function createPortholeClient(
         entry.inner?.dispose();
       });
     },
-    onDidChangeConnection(listener) {
-      stateListeners.add(listener);
-      return toDisposable(() => stateListeners.delete(listener));
-    },
+    onDidChangeConnection: stateChanges.event,
     dispose() {
       if (state === 'closed') return;
       setState('closed');

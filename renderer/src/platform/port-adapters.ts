@@ -1,4 +1,5 @@
 import { AppError } from '../../../shared/errors';
+import { Emitter } from '../../../shared/event';
 import { toDisposable } from '../../../shared/lifecycle';
 import {
   decodeFrame,
@@ -17,13 +18,13 @@ const encoder = new TextEncoder();
  * the pane sends is small (keystrokes, paste pieces of 64 KiB with buffers of their own).
  */
 export function fromDomMessagePort(port: MessagePort): MessagePortLike {
-  const closeListeners = new Set<() => void>();
+  const closes = new Emitter<void>();
   let closed = false;
   const fireClose = (): void => {
     if (closed) return;
     closed = true;
-    for (const listener of [...closeListeners]) listener();
-    closeListeners.clear();
+    closes.fire();
+    closes.dispose();
   };
   // Chromium fires `close` on a MessagePort whose other end went away (main reloaded us,
   // or the core dropped the pipe).
@@ -38,10 +39,7 @@ export function fromDomMessagePort(port: MessagePort): MessagePortLike {
       port.addEventListener('message', handler);
       return toDisposable(() => port.removeEventListener('message', handler));
     },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return toDisposable(() => closeListeners.delete(listener));
-    },
+    onClose: (listener) => closes.event(() => listener()),
     close() {
       port.close();
       fireClose();
@@ -62,8 +60,8 @@ export function openWebSocketPort(
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
-    const messageListeners = new Set<(message: unknown) => void>();
-    const closeListeners = new Set<() => void>();
+    const messages = new Emitter<unknown>();
+    const closes = new Emitter<void>();
     let opened = false;
     let closed = false;
     socket.addEventListener('open', () => {
@@ -80,14 +78,14 @@ export function openWebSocketPort(
       } catch {
         return;
       }
-      for (const listener of [...messageListeners]) listener(message);
+      messages.fire(message);
     });
     socket.addEventListener('close', () => {
       if (!opened) reject(new Error(`Could not open ${url}`));
       if (closed) return;
       closed = true;
-      for (const listener of [...closeListeners]) listener();
-      closeListeners.clear();
+      closes.fire();
+      closes.dispose();
     });
     const port: MessagePortLike = {
       postMessage(message) {
@@ -107,14 +105,8 @@ export function openWebSocketPort(
         }
         socket.send(frame);
       },
-      onMessage(listener) {
-        messageListeners.add(listener);
-        return toDisposable(() => messageListeners.delete(listener));
-      },
-      onClose(listener) {
-        closeListeners.add(listener);
-        return toDisposable(() => closeListeners.delete(listener));
-      },
+      onMessage: (listener) => messages.event(listener),
+      onClose: (listener) => closes.event(() => listener()),
       close: () => socket.close(),
     };
   });

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { rescueFocus } from './focus';
 
 const focusableSelector =
   'button:not(:disabled), [href], input:not(:disabled), select:not(:disabled), textarea:not(:disabled), [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
@@ -42,8 +43,9 @@ export function Dialog({
       (preferred ?? focusables(root)[0] ?? root).focus();
     }
     return () => {
-      // Back to the control that opened the dialog, if it is still there.
-      if (previous !== null && previous.isConnected) previous.focus();
+      // Back to the control that opened the dialog, if it is still there; else the view's home.
+      if (previous !== null && previous.isConnected && previous !== document.body) previous.focus();
+      else rescueFocus();
     };
   }, []);
 
@@ -70,11 +72,12 @@ export function Dialog({
 
   const content = (
     <>
-      <header className="dialog-header">
+      {/* divs, not header/footer: inside a dialog those would be a second page banner. */}
+      <div className="dialog-header">
         <h2 id={titleId}>{title}</h2>
-      </header>
+      </div>
       <div className="dialog-body">{children}</div>
-      <footer className="dialog-footer">{footer}</footer>
+      <div className="dialog-footer">{footer}</div>
     </>
   );
 
@@ -136,20 +139,29 @@ export function FormActions({
   cancelDisabled?: boolean;
   /** The action destroys something: the danger colour instead of the primary one. */
   danger?: boolean;
-  /** The default action has the focus when the dialog opens. */
-  autofocus?: boolean;
+  /**
+   * Which button has the focus when the dialog opens: the default action, or Cancel (a
+   * confirmation of something destructive: Enter on it must not destroy anything).
+   */
+  autofocus?: boolean | 'cancel';
   children?: ReactNode;
 }) {
   return (
     <>
-      <button type="button" className="btn" disabled={cancelDisabled} onClick={onCancel}>
+      <button
+        type="button"
+        className="btn"
+        disabled={cancelDisabled}
+        data-autofocus={autofocus === 'cancel' || undefined}
+        onClick={onCancel}
+      >
         Cancel
       </button>
       {children}
       <button
         type="submit"
         className={danger ? 'btn btn-danger' : 'btn btn-primary'}
-        data-autofocus={autofocus || undefined}
+        data-autofocus={autofocus === true || undefined}
         disabled={disabled}
       >
         {working && <span className="spinner" />}

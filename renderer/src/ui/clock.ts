@@ -1,25 +1,26 @@
 import { useSyncExternalStore } from 'react';
+import { Emitter } from '../../../shared/event';
 
 /**
  * One shared ticking clock for every live age in the UI: a single timer however many rows
  * show an age, and none at all while nothing is on screen.
  */
-const listeners = new Set<() => void>();
+const ticks = new Emitter<void>();
 let now = Date.now();
 let timer: ReturnType<typeof setInterval> | undefined;
 
 function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
+  const subscription = ticks.event(listener);
   if (timer === undefined) {
     now = Date.now();
     timer = setInterval(() => {
       now = Date.now();
-      for (const notify of [...listeners]) notify();
+      ticks.fire();
     }, 1000);
   }
   return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0 && timer !== undefined) {
+    subscription.dispose();
+    if (!ticks.hasListeners && timer !== undefined) {
       clearInterval(timer);
       timer = undefined;
     }

@@ -39,6 +39,8 @@ const paths = {
   split: 'M2 3h12v10H2zM8 3v10',
   record: 'M8 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8z',
   external: 'M9.5 2.5h4v4M13.5 2.5L7 9M11.5 9.5v4h-9v-9h4',
+  /* A key with a Tab arrow: "Tab moves focus". */
+  keyboard: 'M1.5 4.5h13v7h-13zM4 8h7M9 6l2 2-2 2M12.5 6v4',
 } as const;
 
 export type IconName = keyof typeof paths;

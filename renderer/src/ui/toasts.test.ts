@@ -47,4 +47,17 @@ describe('toasts', () => {
     vi.advanceTimersByTime(toastLifetimeMs);
     expect(store.getState().toasts).toEqual([]);
   });
+
+  it('keeps a toast while it is hovered or focused, then gives it its lifetime again', () => {
+    const store = createToastStore();
+    const id = store.getState().show({ tone: 'success', title: 'Stopped web' });
+    store.getState().hold(id, true);
+    vi.advanceTimersByTime(toastLifetimeMs * 3);
+    expect(store.getState().toasts.map((toast) => toast.id)).toEqual([id]);
+    store.getState().hold(id, false);
+    vi.advanceTimersByTime(toastLifetimeMs - 1);
+    expect(store.getState().toasts).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(store.getState().toasts).toEqual([]);
+  });
 });

@@ -27,6 +27,11 @@ export interface ToastState {
   readonly toasts: readonly Toast[];
   readonly show: (toast: ToastInput) => number;
   readonly dismiss: (id: number) => void;
+  /**
+   * While the pointer is over a toast or the focus in it, it stays (WCAG 2.2.1); let go,
+   * it has its whole lifetime again.
+   */
+  readonly hold: (id: number, held: boolean) => void;
   /** Takes away every toast about `topic` (it succeeded, or no longer matters). */
   readonly dismissTopic: (topic: string) => void;
 }
@@ -49,12 +54,20 @@ function sameToast(a: ToastInput, b: ToastInput): boolean {
 export function createToastStore(): StoreApi<ToastState> {
   let nextId = 1;
   const timers = new Map<number, ReturnType<typeof setTimeout>>();
+  const held = new Set<number>();
+  let dismissLater: (id: number) => void = () => undefined;
+  const startTimer = (id: number): void => {
+    timers.set(
+      id,
+      setTimeout(() => dismissLater(id), toastLifetimeMs),
+    );
+  };
   const stopTimer = (id: number): void => {
     const timer = timers.get(id);
     if (timer !== undefined) clearTimeout(timer);
     timers.delete(id);
   };
-  return createStore<ToastState>()((set, get) => ({
+  const store = createStore<ToastState>()((set, get) => ({
     toasts: [],
     show(toast) {
       const current = get().toasts;
@@ -68,16 +81,23 @@ export function createToastStore(): StoreApi<ToastState> {
       for (const old of replaced) stopTimer(old.id);
       const kept = current.filter((candidate) => !replaced.includes(candidate));
       set({ toasts: [...kept, { ...toast, id, count: (same?.count ?? 0) + 1 }].slice(-maxToasts) });
-      if (toast.tone !== 'error') {
-        timers.set(
-          id,
-          setTimeout(() => get().dismiss(id), toastLifetimeMs),
-        );
-      }
+      if (toast.tone !== 'error' && !held.has(id)) startTimer(id);
       return id;
+    },
+    hold(id, hold) {
+      const toast = get().toasts.find((candidate) => candidate.id === id);
+      if (toast === undefined) return;
+      if (hold) {
+        held.add(id);
+        stopTimer(id);
+      } else {
+        held.delete(id);
+        if (toast.tone !== 'error') startTimer(id);
+      }
     },
     dismiss(id) {
       stopTimer(id);
+      held.delete(id);
       set((state) => ({ toasts: state.toasts.filter((toast) => toast.id !== id) }));
     },
     dismissTopic(topic) {
@@ -87,4 +107,6 @@ export function createToastStore(): StoreApi<ToastState> {
       set((state) => ({ toasts: state.toasts.filter((toast) => toast.topic !== topic) }));
     },
   }));
+  dismissLater = (id) => store.getState().dismiss(id);
+  return store;
 }

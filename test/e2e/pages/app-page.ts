@@ -8,8 +8,10 @@ export type ViewName =
   | 'Terminals'
   | 'Port forwards'
   | 'Sessions'
+  | 'Debug containers'
   | 'Logs'
-  | 'Stats';
+  | 'Stats'
+  | 'Run on many';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {

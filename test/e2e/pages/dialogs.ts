@@ -1,6 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 
-/** "Stop container web?" and friends: Enter confirms, Esc cancels. */
+/**
+ * "Stop container web?" and friends: a destructive one opens on Cancel, so Tab then Enter
+ * confirms (Enter alone when it is not destructive); Esc cancels.
+ */
 export class ConfirmDialog {
   constructor(readonly page: Page) {}
 
@@ -10,6 +13,12 @@ export class ConfirmDialog {
 
   async confirm(): Promise<void> {
     await this.dialog.waitFor();
+    if (
+      await this.dialog
+        .getByRole('button', { name: 'Cancel' })
+        .evaluate((b) => b === document.activeElement)
+    )
+      await this.page.keyboard.press('Tab');
     await this.page.keyboard.press('Enter');
     await this.dialog.waitFor({ state: 'detached' });
   }

@@ -20,6 +20,16 @@ export class TerminalPage {
     return this.page.getByRole('tablist', { name: 'Terminal tabs' }).getByRole('tab');
   }
 
+  /**
+   * Closes every tab with the strip's "Close tab" button, which acts on the selected tab
+   * (each tab's own close button is for the mouse and hidden from assistive technology).
+   */
+  async closeAllTabs(): Promise<void> {
+    const close = this.page.getByRole('button', { name: 'Close tab', exact: true });
+    while ((await this.tabs.count()) > 0) await close.click();
+    await this.page.getByText('No terminals open').waitFor();
+  }
+
   get selectedTab(): Locator {
     return this.page
       .getByRole('tablist', { name: 'Terminal tabs' })

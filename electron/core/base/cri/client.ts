@@ -49,6 +49,7 @@ import {
   toPodStats,
   toRuntimeInfo,
 } from './mappers';
+import { podStatsHazard, type RuntimeIdentity } from './hazards';
 import { criServices, type CriServiceDefinitions } from './services';
 import { logger } from '../log';
 
@@ -89,6 +90,8 @@ const probeLabel = 'porthole.io/capability-probe';
 export class CriClient implements Disposable {
   readonly capabilities = new CapabilityTracker();
   private readonly services: CriServiceDefinitions = criServices();
+  /** What the last Version answer said: some runtime versions must not get some calls. */
+  private identity?: RuntimeIdentity;
 
   private constructor(
     private readonly runtimeChannel: CriChannel,
@@ -122,6 +125,7 @@ export class CriClient implements Disposable {
     Pick<RuntimeInfo, 'runtimeName' | 'runtimeVersion' | 'runtimeApiVersion' | 'apiVersion'>
   > {
     const response = await this.runtime('Version', { version: 'v1' }, options);
+    this.identity = { runtimeName: response.runtimeName, runtimeVersion: response.runtimeVersion };
     return {
       runtimeName: response.runtimeName,
       runtimeVersion: response.runtimeVersion,
@@ -136,6 +140,7 @@ export class CriClient implements Disposable {
    */
   async runtimeInfo(options?: CallOptions): Promise<RuntimeInfo> {
     const version = await this.runtime('Version', { version: 'v1' }, options);
+    this.identity = { runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion };
     const status = await this.runtime('Status', { verbose: true }, options);
     return toRuntimeInfo(version, status);
   }
@@ -374,7 +379,28 @@ export class CriClient implements Disposable {
     return response.stats.map(toContainerStats);
   }
 
+  /**
+   * Why this runtime must not be asked for pod sandbox stats (hazards.ts), or undefined.
+   * Asks Version first when nothing has yet.
+   */
+  async podStatsHazard(options?: CallOptions): Promise<string | undefined> {
+    const identity = this.identity ?? (await this.version(options));
+    return podStatsHazard(identity);
+  }
+
+  /** Pod stats are refused here, for every caller, where asking would crash the runtime. */
+  private async refuseHazardousPodStats(options?: CallOptions): Promise<void> {
+    const hazard = await this.podStatsHazard(options);
+    if (hazard === undefined) return;
+    throw new AppError({
+      code: 'failed-precondition',
+      message: hazard,
+      hint: "A pod's figures can be the sum of its containers'; CRI-O 1.36.4 or 1.37 has its own.",
+    });
+  }
+
   async podStats(podSandboxId: string, options?: CallOptions): Promise<PodStats> {
+    await this.refuseHazardousPodStats(options);
     const response = await this.runtime('PodSandboxStats', { podSandboxId }, options);
     if (response.stats === null) throw missing('PodSandboxStats', podSandboxId);
     return toPodStats(response.stats);
@@ -384,6 +410,7 @@ export class CriClient implements Disposable {
     filter: { labels?: Record<string, string> } = {},
     options?: CallOptions,
   ): Promise<PodStats[]> {
+    await this.refuseHazardousPodStats(options);
     const response = await this.runtime(
       'ListPodSandboxStats',
       { filter: { id: '', labelSelector: { ...filter.labels } } },
@@ -503,9 +530,17 @@ export class CriClient implements Disposable {
     const probeOptions = { ...options, timeoutMs: options.timeoutMs ?? 3000 };
     const nothing = { labels: { [probeLabel]: 'none' } };
     this.probeContainerEvents(options.signal);
+    // A runtime that crashes on pod stats has them (CRI-O 1.35+): known without asking.
+    const podStatsAvoided = await this.podStatsHazard(probeOptions).then(
+      (hazard) => hazard !== undefined,
+      () => false,
+    );
+    if (podStatsAvoided) this.capabilities.observe('ListPodSandboxStats', 'answered');
     await Promise.all([
       probe('RuntimeConfig', this.runtimeConfig(probeOptions)),
-      probe('ListPodSandboxStats', this.listPodStats(nothing, probeOptions)),
+      ...(podStatsAvoided
+        ? []
+        : [probe('ListPodSandboxStats', this.listPodStats(nothing, probeOptions))]),
       probe('ListContainerStats', this.listContainerStats(nothing, probeOptions)),
       probe('ListMetricDescriptors', this.runtime('ListMetricDescriptors', {}, probeOptions)),
       probe('ListPodSandboxMetrics', this.runtime('ListPodSandboxMetrics', {}, probeOptions)),
@@ -520,6 +555,7 @@ export class CriClient implements Disposable {
    * may be another version: probe its capabilities again.
    */
   reconnect(): void {
+    this.identity = undefined;
     this.runtimeChannel.reconnect();
     if (this.imageChannel !== this.runtimeChannel) this.imageChannel.reconnect();
   }

@@ -14,7 +14,7 @@ export {
   type RemoteCommandCapabilities,
   type RemoteCommandOptions,
   type RemoteCommandResult,
-  type RemoteCommandSession,
+  type RemoteCommand,
   type TerminalSize,
   type TransportChoice,
   type TransportKind,

@@ -10,7 +10,7 @@ import { AppError } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { PodSandbox, PodSandboxDetail } from '../../../../shared/model';
 import { UpgradeError } from '../../base/streaming';
-import type { SpdySession, SpdyStream, SpdyUpgrade } from '../../base/streaming/spdy';
+import type { SpdyConnection, SpdyStream, SpdyUpgrade } from '../../base/streaming/spdy';
 import type { ForwardTiming } from './forward';
 import type { ForwardRuntime } from './resolve';
 import { ForwardSupervisor } from './supervisor';
@@ -92,7 +92,7 @@ class FakeStream extends Duplex implements SpdyStream {
   }
 }
 
-class FakeSession implements SpdySession {
+class FakeSpdyConnection implements SpdyConnection {
   readonly protocol = 'portforward.k8s.io';
   closed = false;
   private nextId = 1;
@@ -124,9 +124,9 @@ class FakeSession implements SpdySession {
   }
 }
 
-function fakeUpgrade(sessions: FakeSession[]): SpdyUpgrade {
+function fakeUpgrade(sessions: FakeSpdyConnection[]): SpdyUpgrade {
   return () => {
-    const session = new FakeSession();
+    const session = new FakeSpdyConnection();
     sessions.push(session);
     return Promise.resolve(session);
   };
@@ -155,7 +155,7 @@ afterEach(() => {
 
 function setup(options: { upgradeSpdy?: SpdyUpgrade } = {}) {
   const runtime = new FakeRuntime();
-  const sessions: FakeSession[] = [];
+  const sessions: FakeSpdyConnection[] = [];
   const supervisor = new ForwardSupervisor({
     runtime,
     timing,

@@ -1,6 +1,6 @@
 /** One connected node: its client, its SSH connection, what it is known to be, and its status. */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
-import type { DisposableStore } from '../../../../shared/lifecycle';
+import { DisposableStore } from '../../../../shared/lifecycle';
 import type {
   Capabilities,
   NodeOutage,
@@ -9,11 +9,17 @@ import type {
   RuntimeInfo,
   SshConnectionState,
 } from '../../../../shared/model';
+import type { AbortSignalLike } from '../../../../shared/contract';
 import type { CriClient } from '../../base/cri';
+import { logger } from '../../base/log';
+import type { DialedNode } from './dial-node';
 import type { NodeEntry } from './entries';
+import { updatesOf, watchHealth, type HealthOptions } from './health';
 import type { ResourceWatcher } from './resource-watcher';
 import type { RuntimeMonitor } from './runtime-monitor';
 import type { SshConnection } from './ssh';
+
+const nodesLog = logger('nodes');
 
 /** The parts of a CriClient the services use; tests substitute fakes. */
 export type NodeClient = Pick<
@@ -49,6 +55,7 @@ export type NodeClient = Pick<
   | 'listContainerStats'
   | 'listPodStats'
   | 'podStats'
+  | 'podStatsHazard'
   | 'dispose'
 >;
 
@@ -76,17 +83,53 @@ export interface Connection {
   runtimeChange: RuntimeChange | undefined;
 }
 
-/** How resource lists stay fresh, as far as the capabilities say; undefined while unknown. */
-export function updatesOf(capabilities: Capabilities): 'events' | 'polling' | undefined {
-  switch (capabilities.containerEvents) {
-    case 'supported':
-      return 'events';
-    case 'unknown':
-      return undefined;
-    case 'unsupported':
-    case 'disabled':
-      return 'polling';
-  }
+export interface ConnectionHooks extends Omit<HealthOptions, 'changed'> {
+  /** The node's status changed; `facts` when its runtime's facts did (a reconnect). */
+  readonly changed: (facts: boolean) => void;
+  /** SSH nodes: each state change of the SSH connection. */
+  readonly onSshState: (state: SshConnectionState) => void;
+}
+
+/**
+ * A connection over a dialed node: its capabilities followed as calls learn them, its SSH
+ * connection's states passed on, its health watched (health.ts).
+ */
+export function createConnection(
+  dialed: DialedNode,
+  lifetime: AbortController,
+  hooks: ConnectionHooks,
+): Connection {
+  const { client, ssh, runtime } = dialed;
+  const store = new DisposableStore();
+  const capabilities = client.capabilities.snapshot();
+  const connection: Connection = {
+    client,
+    ssh,
+    sshState: ssh?.state,
+    lifetime,
+    store,
+    runtime,
+    capabilities,
+    updates: updatesOf(capabilities),
+    connectedAt: Date.now(),
+    error: undefined,
+    watcher: undefined,
+    monitor: undefined,
+    outage: undefined,
+    runtimeChange: undefined,
+  };
+  store.add(
+    client.capabilities.onDidChange((next) => {
+      connection.capabilities = next;
+      connection.updates = updatesOf(next) ?? connection.updates;
+      hooks.changed(false);
+    }),
+  );
+  if (ssh !== undefined) store.add(ssh.onDidChangeState((state) => hooks.onSshState(state)));
+  connection.monitor = store.add(
+    watchHealth(connection, { ...hooks, changed: () => hooks.changed(true) }),
+  );
+  return connection;
 }
 
 /** What, besides a connection, decides a node's status. */
@@ -171,4 +214,41 @@ export function closeConnection(connection: Connection, reason: AppError | undef
   connection.store.dispose();
   connection.client.dispose();
   connection.ssh?.dispose();
+}
+
+/**
+ * Takes an SSH state change into the connection (the UI is told by the caller): logs it,
+ * and when SSH is back asks the monitor to look now rather than at the next step of its
+ * backoff. `disconnected` means SSH gave up (retries exhausted) or hit what a retry can't
+ * fix (a changed host key, a refused login): returns the error the node is closed with.
+ */
+export function applySshState(
+  connection: Connection,
+  state: SshConnectionState,
+  name: string,
+): AppError | undefined {
+  const changed = state.state !== connection.sshState?.state;
+  connection.sshState = state;
+  if (changed && state.state === 'reconnecting') {
+    nodesLog.warn(`SSH to ${name} dropped (${state.reason}); reconnecting.`);
+  } else if (changed && state.state === 'connected') {
+    nodesLog.info(`SSH to ${name} is back.`);
+  }
+  if (state.state === 'connected') connection.monitor?.check();
+  if (state.state !== 'disconnected') return undefined;
+  const error = new AppError({
+    code: state.errorCode ?? 'connection-lost',
+    message: `The SSH connection to ${name} was lost: ${state.reason.replace(/\.$/, '')}.`,
+    hint: 'Connect again once the node is reachable.',
+  });
+  nodesLog.warn(error.message);
+  return error;
+}
+
+/**
+ * The dispatcher's signal is the platform AbortSignal (typed structurally in shared,
+ * which has no DOM or Node types), so it can go to the CRI client as it is.
+ */
+export function toCallOptions(signal: AbortSignalLike | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal: signal as AbortSignal };
 }

@@ -10,7 +10,8 @@
  */
 import { responsiveClock } from '../../base/tasks';
 import { runtimeLabel } from './entries';
-import { updatesOf, type Connection } from './connection';
+import type { Capabilities } from '../../../../shared/model';
+import type { Connection } from './connection';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
 import { watchSocketCreated } from './socket-watch';
 
@@ -88,4 +89,17 @@ export function watchHealth(connection: Connection, options: HealthOptions): Run
       changed();
     },
   });
+}
+
+/** How resource lists stay fresh, as far as the capabilities say; undefined while unknown. */
+export function updatesOf(capabilities: Capabilities): 'events' | 'polling' | undefined {
+  switch (capabilities.containerEvents) {
+    case 'supported':
+      return 'events';
+    case 'unknown':
+      return undefined;
+    case 'unsupported':
+    case 'disabled':
+      return 'polling';
+  }
 }

@@ -1,10 +1,8 @@
 import type { AbortSignalLike, DiscoveryReport, EventSink } from '../../../../shared/contract';
 import { AppError, toAppErrorData } from '../../../../shared/errors';
 import type { Event } from '../../../../shared/event';
-import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
+import type { Disposable } from '../../../../shared/lifecycle';
 import type {
-  DiscoveredEndpoint,
-  DiscoverySource,
   NodeProfile,
   NodeProfileInput,
   NodeStatus,
@@ -14,18 +12,21 @@ import type {
   SshConnectionState,
 } from '../../../../shared/model';
 import type { DiscoveryOptions, DiscoveryResult } from '../../base/connect';
+import { LocalDiscovery } from './discovery';
 import type { CriClientOptions } from '../../base/cri';
 import { logger } from '../../base/log';
 import { directDialer, type Dialer } from '../../base/streaming';
-import { TaskQueue } from '../../base/tasks';
+import { FleetQueues } from './fleet-queues';
 import { NodeChanges } from './broadcast';
 import {
+  applySshState,
   closeConnection,
+  createConnection,
   nodeStatus,
-  updatesOf,
   type Connection,
   type NodeClient,
 } from './connection';
+import { dialNode, type DialedNode } from './dial-node';
 import {
   buildEntries,
   connectionKey,
@@ -33,36 +34,18 @@ import {
   localSocketPath,
   type NodeEntry,
 } from './entries';
-import { watchHealth } from './health';
-import {
-  attemptError,
-  cancelledAttempt,
-  notConnected,
-  shuttingDown,
-  unknownNode,
-  type Attempt,
-} from './node-errors';
+import { attemptError, notConnected, shuttingDown, unknownNode, type Attempt } from './node-errors';
 import { ProfileStore } from './profile-store';
 import { PromptBroker } from './prompts';
-import { ResourceWatcher, type WatcherTimings } from './resource-watcher';
+import type { WatcherTimings } from './resource-watcher';
+import { subscribeResources } from './watch-resources';
 import type { RuntimeMonitorTimings } from './runtime-monitor';
 import type { OpenSsh, SshConnection } from './ssh';
-import { openSshNode } from './ssh-open';
 
-export type { NodeClient } from './connection';
+export { toCallOptions, type NodeClient } from './connection';
 export { discoveredNodeId } from './entries';
 
 const nodesLog = logger('nodes');
-
-/**
- * Connects at once, fleet-wide: enough to keep the round trips of many runtimes in flight,
- * few enough that their answers (and the first lists after them) never stall the loop.
- */
-const connectConcurrency = 16;
-/** Full re-lists (first snapshots, consistency checks) at once, fleet-wide. */
-const listConcurrency = 8;
-/** Capability probes at once, fleet-wide: in the background, behind connects and lists. */
-const probeConcurrency = 4;
 
 export interface NodeManagerOptions {
   /** Where nodes.json lives. */
@@ -95,9 +78,7 @@ export class NodeManager implements Disposable {
   readonly prompts: PromptBroker;
   private readonly ownsPrompts: boolean;
   private readonly profiles: ProfileStore;
-  private discovered: readonly DiscoveredEndpoint[] = [];
-  private sources: readonly DiscoverySource[] = [];
-  private warnings: readonly string[] = [];
+  private readonly discovery: LocalDiscovery;
   private profileWarnings: readonly string[] = [];
   private readonly connections = new Map<string, Connection>();
   /** The entries of connected nodes, so they stay listed while connected. */
@@ -111,20 +92,21 @@ export class NodeManager implements Disposable {
   private entryCache: Map<string, NodeEntry> | undefined;
   private readonly changes = new NodeChanges({
     ids: () => [...this.entryMap().keys()],
-    status: (nodeId) => this.statusById(nodeId),
+    status: (nodeId) => {
+      const entry = this.entry(nodeId);
+      return entry === undefined ? undefined : this.statusOf(entry);
+    },
   });
   /** The nodes whose status changed (never a reset: see sendStatuses). */
   readonly onDidChange: Event<NodesDelta> = this.changes.onDidChange;
-  /** One queue for every connect, so a fleet connects with bounded concurrency. */
-  private readonly connectQueue = new TaskQueue(connectConcurrency, { yieldBetween: true });
-  private readonly listQueue = new TaskQueue(listConcurrency, { yieldBetween: true });
-  private readonly probeQueue = new TaskQueue(probeConcurrency, { yieldBetween: true });
+  private readonly queues = new FleetQueues();
   private started: Promise<void> | undefined;
   private startDone = false;
   private disposed = false;
 
   constructor(private readonly options: NodeManagerOptions) {
     this.profiles = new ProfileStore(options.configDir);
+    this.discovery = new LocalDiscovery(options.discover, options.env);
     this.ownsPrompts = options.prompts === undefined;
     this.prompts = options.prompts ?? new PromptBroker();
   }
@@ -167,11 +149,7 @@ export class NodeManager implements Disposable {
   async discover(): Promise<DiscoveryReport> {
     await this.start();
     await this.runDiscovery();
-    return {
-      endpoints: this.discovered,
-      warnings: [...this.profileWarnings, ...this.warnings],
-      sources: this.sources,
-    };
+    return this.discovery.report(this.profileWarnings);
   }
 
   async list(): Promise<readonly NodeStatus[]> {
@@ -209,7 +187,7 @@ export class NodeManager implements Disposable {
     }
     this.changed(profile.id);
     // A profile that points at a discovered runtime hides that entry.
-    for (const endpoint of this.discovered) this.changed(discoveredNodeId(endpoint.endpoint));
+    for (const nodeId of this.discovery.nodeIds()) this.changed(nodeId);
     return profile;
   }
 
@@ -231,12 +209,12 @@ export class NodeManager implements Disposable {
     await this.profiles.remove(nodeId);
     this.entriesChanged();
     // It may live on as a discovered node with the same id; otherwise it is gone.
-    const stillDiscovered = this.discovered.some(
+    const stillDiscovered = this.discovery.endpoints.some(
       (endpoint) => discoveredNodeId(endpoint.endpoint) === nodeId,
     );
     if (!stillDiscovered) this.withdraw(nodeId);
     this.changed(nodeId);
-    for (const endpoint of this.discovered) this.changed(discoveredNodeId(endpoint.endpoint));
+    for (const nodeId of this.discovery.nodeIds()) this.changed(nodeId);
   }
 
   async connect(nodeId: string, signal?: AbortSignalLike): Promise<NodeStatus> {
@@ -312,17 +290,12 @@ export class NodeManager implements Disposable {
 
   /** Subscribes to a connected node's resources (see ResourceWatcher). */
   watchResources(nodeId: string, sink: EventSink<ResourceDelta>): Disposable {
-    const connection = this.requireConnection(nodeId);
-    connection.watcher ??= this.createWatcher(nodeId, connection);
-    const watcher = connection.watcher;
-    const subscription = watcher.subscribe(sink);
-    return toDisposable(() => {
-      subscription.dispose();
-      // Nobody watching: stop polling the runtime.
-      if (watcher.subscriberCount === 0 && connection.watcher === watcher) {
-        watcher.dispose();
-        connection.watcher = undefined;
-      }
+    return subscribeResources(this.requireConnection(nodeId), sink, {
+      nodeId,
+      name: this.nodeName(nodeId),
+      lists: this.queues.lists,
+      timings: this.options.watcherTimings,
+      changed: () => this.changed(nodeId),
     });
   }
 
@@ -346,28 +319,15 @@ export class NodeManager implements Disposable {
   // ---- internals ------------------------------------------------------------------
 
   private async runDiscovery(): Promise<void> {
-    const before = this.discovered;
-    try {
-      const result = await this.options.discover({
-        ...(this.options.env !== undefined && { env: this.options.env }),
-      });
-      this.discovered = result.endpoints;
-      this.sources = result.sources;
-      this.warnings = result.warnings;
-    } catch (error) {
-      this.warnings = [`Discovery failed: ${toAppErrorData(error).message}`];
-    }
+    const changed = await this.discovery.run();
     this.entriesChanged();
-    // Only discovered nodes can have come, gone or changed.
-    for (const endpoint of [...before, ...this.discovered]) {
-      this.changed(discoveredNodeId(endpoint.endpoint));
-    }
+    for (const nodeId of changed) this.changed(nodeId);
   }
 
   private entryMap(): Map<string, NodeEntry> {
     this.entryCache ??= buildEntries({
       profiles: this.profiles.list(),
-      discovered: this.discovered,
+      discovered: this.discovery.endpoints,
       connected: this.connectedEntries,
       runtimeOf: (nodeId) => this.connections.get(nodeId)?.runtime,
     });
@@ -395,11 +355,6 @@ export class NodeManager implements Disposable {
     throw entry === undefined ? unknownNode(nodeId) : notConnected(entry.name);
   }
 
-  private statusById(nodeId: string): NodeStatus | undefined {
-    const entry = this.entry(nodeId);
-    return entry === undefined ? undefined : this.statusOf(entry);
-  }
-
   private statusOf(entry: NodeEntry): NodeStatus {
     const nodeId = entry.nodeId;
     return nodeStatus(entry, {
@@ -420,53 +375,31 @@ export class NodeManager implements Disposable {
       timedOut: false,
       declinedHostKey: false,
     };
-    const aborted = attempt.controller.signal;
     const onAbort = (): void => attempt.controller.abort();
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.attempts.set(nodeId, attempt);
-    let ssh: SshConnection | undefined;
-    let client: NodeClient | undefined;
+    let dialed: DialedNode | undefined;
     try {
-      const profile = entry.profile;
-      if (profile?.kind === 'ssh') {
-        ssh = await openSshNode(this.options.openSsh, this.prompts, entry, profile, attempt);
-      }
-      // The SSH login may have finished just as the attempt was called off.
-      if (aborted.aborted) throw cancelledAttempt(entry.name);
-      client = this.options.createClient(
-        ssh !== undefined
-          ? {
-              endpoint: ssh.endpoint,
-              ...(entry.timeoutMs !== undefined && { timeoutMs: entry.timeoutMs }),
-            }
-          : {
-              endpoint: entry.endpoint,
-              ...(entry.imageEndpoint !== undefined && { imageEndpoint: entry.imageEndpoint }),
-              ...(entry.timeoutMs !== undefined && { timeoutMs: entry.timeoutMs }),
-            },
-      );
-      const dialed = client;
-      // Only what the card needs waits: the runtime's facts. Capabilities are learnt
-      // after, from cheap calls and first use ("unknown" until then). A fleet connects a
-      // batch at a time, with a turn of the loop between (the queue's yieldBetween).
-      const runtime = await this.connectQueue.run(async () => {
-        if (aborted.aborted) throw cancelledAttempt(entry.name);
-        return dialed.runtimeInfo({ signal: aborted });
+      dialed = await dialNode(entry, attempt, {
+        createClient: this.options.createClient,
+        openSsh: this.options.openSsh,
+        prompts: this.prompts,
+        queue: this.queues.connects,
       });
       if (this.disposed) throw shuttingDown();
-      if (aborted.aborted) throw cancelledAttempt(entry.name);
-      const connection = this.addConnection(entry, client, ssh, attempt.controller, runtime);
+      const { runtime, ssh } = dialed;
+      const connection = this.addConnection(entry, dialed, attempt.controller);
       nodesLog.info(
         `Connected ${entry.name}: ${runtime.runtimeName} ${runtime.runtimeVersion} (CRI ${runtime.runtimeApiVersion}).`,
       );
-      void this.learnCapabilities(nodeId, connection);
+      this.learnCapabilities(nodeId, connection);
       // Lost between the login and now: shown (and cleaned up) like any later loss.
       if (ssh?.state.state === 'disconnected') this.onSshState(nodeId, connection, ssh.state);
       return this.statusOf(entry);
     } catch (error) {
-      client?.dispose();
-      ssh?.dispose();
+      dialed?.client.dispose();
+      dialed?.ssh?.dispose();
       const appError = attemptError(entry.name, error, attempt, this.prompts.timeoutMs);
       if (attempt.withdrawn) nodesLog.info(`Connecting ${entry.name} was called off.`);
       else nodesLog.warn(`Connecting ${entry.name} failed.`, appError);
@@ -489,125 +422,47 @@ export class NodeManager implements Disposable {
 
   private addConnection(
     entry: NodeEntry,
-    client: NodeClient,
-    ssh: SshConnection | undefined,
+    dialed: DialedNode,
     lifetime: AbortController,
-    runtime: Connection['runtime'],
   ): Connection {
     const nodeId = entry.nodeId;
-    const store = new DisposableStore();
-    const capabilities = client.capabilities.snapshot();
-    const connection: Connection = {
-      client,
-      ssh,
-      sshState: ssh?.state,
-      lifetime,
-      store,
-      runtime,
-      capabilities,
-      updates: updatesOf(capabilities),
-      connectedAt: Date.now(),
-      error: undefined,
-      watcher: undefined,
-      monitor: undefined,
-      outage: undefined,
-      runtimeChange: undefined,
-    };
-    store.add(
-      client.capabilities.onDidChange((next) => {
-        connection.capabilities = next;
-        connection.updates = updatesOf(next) ?? connection.updates;
+    const connection = createConnection(dialed, lifetime, {
+      name: entry.name,
+      socketPath: dialed.ssh === undefined ? localSocketPath(entry) : undefined,
+      timings: this.options.monitorTimings,
+      current: () => this.connections.get(nodeId) === connection,
+      changed: (facts) => {
+        // The runtime's name may name the entry (a discovered node).
+        if (facts) this.entriesChanged();
         this.changed(nodeId);
-      }),
-    );
-    if (ssh !== undefined) {
-      store.add(ssh.onDidChangeState((state) => this.onSshState(nodeId, connection, state)));
-    }
-    const current = (): boolean => this.connections.get(nodeId) === connection;
-    connection.monitor = store.add(
-      watchHealth(connection, {
-        name: entry.name,
-        socketPath: ssh === undefined ? localSocketPath(entry) : undefined,
-        timings: this.options.monitorTimings,
-        current,
-        changed: () => {
-          // The runtime's name may name the entry (a discovered node).
-          this.entriesChanged();
-          this.changed(nodeId);
-        },
-      }),
-    );
+      },
+      onSshState: (state) => this.onSshState(nodeId, connection, state),
+    });
     this.connectedEntries.set(nodeId, entry);
     this.connections.set(nodeId, connection);
-    this.entriesChanged();
+    // Listed already (saved or discovered): the entries stay as they are.
+    if (!this.entryMap().has(nodeId)) this.entriesChanged();
     return connection;
   }
 
   /** The optional features, from cheap calls: in the background, a few nodes at a time. */
-  private async learnCapabilities(nodeId: string, connection: Connection): Promise<void> {
+  private learnCapabilities(nodeId: string, connection: Connection): void {
     const signal = connection.lifetime.signal;
-    await this.probeQueue
+    this.queues.probes
       .run(() => connection.client.probeCapabilities({ signal }))
       .catch(nodesLog.failure(`Learning the capabilities of ${this.nodeName(nodeId)} failed`));
   }
 
-  /**
-   * Every SSH state change is pushed to the UI. `disconnected` means SSH gave up (retries
-   * exhausted) or hit what a retry can't fix (a changed host key, a refused login): the
-   * node is closed and shows as failed with why.
-   */
+  /** An SSH connection that gave up closes its node, which shows as failed with why. */
   private onSshState(nodeId: string, connection: Connection, state: SshConnectionState): void {
     if (this.connections.get(nodeId) !== connection) return;
-    const changed = state.state !== connection.sshState?.state;
-    connection.sshState = state;
-    const name = this.nodeName(nodeId);
-    if (changed && state.state === 'reconnecting') {
-      nodesLog.warn(`SSH to ${name} dropped (${state.reason}); reconnecting.`);
-    } else if (changed && state.state === 'connected') {
-      nodesLog.info(`SSH to ${name} is back.`);
-    }
-    // SSH is back: the runtime behind it may answer again, try now rather than at the
-    // next step of the backoff.
-    if (state.state === 'connected') connection.monitor?.check();
-    if (state.state === 'disconnected') {
-      const error = new AppError({
-        code: state.errorCode ?? 'connection-lost',
-        message: `The SSH connection to ${name} was lost: ${state.reason.replace(/\.$/, '')}.`,
-        hint: 'Connect again once the node is reachable.',
-      });
-      nodesLog.warn(error.message);
-      this.closeConnection(nodeId, error);
-      this.failures.set(nodeId, error);
+    const lost = applySshState(connection, state, this.nodeName(nodeId));
+    if (lost !== undefined) {
+      this.closeConnection(nodeId, lost);
+      this.failures.set(nodeId, lost);
       this.sshEnds.set(nodeId, state);
     }
     this.changed(nodeId);
-  }
-
-  private createWatcher(nodeId: string, connection: Connection): ResourceWatcher {
-    const watcher = new ResourceWatcher({
-      nodeId,
-      name: this.nodeName(nodeId),
-      client: connection.client,
-      // Unknown yet: try the stream; a runtime without it says so at once.
-      useEvents: connection.updates !== 'polling',
-      lists: this.listQueue,
-      ...(this.options.watcherTimings !== undefined && { timings: this.options.watcherTimings }),
-      onAlive: () => connection.monitor?.heard(),
-      onHealth: (error) => {
-        // A failed list may be the runtime going away: the monitor has the verdict.
-        if (error !== undefined) connection.monitor?.check();
-        const changed = (connection.error?.message ?? '') !== (error?.message ?? '');
-        connection.error = error;
-        if (changed) this.changed(nodeId);
-      },
-      onEventsUnsupported: () => {
-        connection.updates = 'polling';
-        this.changed(nodeId);
-      },
-    });
-    // Subscribed while the runtime is down: nothing to read until it is back.
-    if (connection.outage !== undefined) watcher.suspend();
-    return watcher;
   }
 
   /**
@@ -638,12 +493,4 @@ export class NodeManager implements Disposable {
   private changed(nodeId: string): void {
     if (!this.disposed) this.changes.mark(nodeId);
   }
-}
-
-/**
- * The dispatcher's signal is the platform AbortSignal (typed structurally in shared,
- * which has no DOM or Node types), so it can go to the CRI client as it is.
- */
-export function toCallOptions(signal: AbortSignalLike | undefined): { signal?: AbortSignal } {
-  return signal === undefined ? {} : { signal: signal as AbortSignal };
 }

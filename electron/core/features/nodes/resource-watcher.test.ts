@@ -131,6 +131,34 @@ describe('ResourceWatcher', () => {
     expect(deltas.at(-1)?.images.upserted.map((i) => i.id)).toEqual(['i2']);
   });
 
+  it('re-lists at the polling pace while a pod is not ready, whose removal may come unannounced', async () => {
+    const { deltas } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    const calls = client.listCalls;
+
+    // CRI-O's sandbox stop: an event with the pod's status, and then no event for its removal.
+    client.pods = [fakePod('p1', { state: 'notready' })];
+    client.emit({
+      containerId: 'p1',
+      type: 'stopped',
+      pod: { ...fakePod('p1'), state: 'notready', additionalIps: [], info: {} },
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(deltas.at(-1)?.pods.upserted).toMatchObject([{ id: 'p1', state: 'notready' }]);
+    client.pods = [];
+    client.containers = [];
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(client.listCalls).toBe(calls + 1);
+    expect(deltas.at(-1)).toMatchObject({
+      pods: { upserted: [], removed: ['p1'] },
+      containers: { upserted: [], removed: ['c1'] },
+    });
+
+    // Every pod ready again: back to the consistency check's pace.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(client.listCalls).toBe(calls + 1);
+  });
+
   it('reads images only when asked (a pull, a remove) or at the check', async () => {
     const { watcher } = watch(true);
     await vi.advanceTimersByTimeAsync(0);

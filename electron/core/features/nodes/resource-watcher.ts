@@ -89,6 +89,8 @@ export class ResourceWatcher implements Disposable {
   private pendingEvents: ContainerEvent[] = [];
   private applyScheduled = false;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The pending re-list comes at the polling pace (see scheduleNext). */
+  private pollingSoon = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private refreshing = false;
   private dirty: { images: boolean } | undefined;
@@ -232,17 +234,30 @@ export class ResourceWatcher implements Disposable {
     }, this.timings.eventsRetryMs);
   }
 
-  /** The next full re-list: soon while polling, a consistency check while events flow. */
+  /**
+   * The next full re-list: soon while polling, a consistency check while events flow. A
+   * pod that is not ready may be removed without a word: CRI-O (1.36) sends no event for
+   * RemovePodSandbox, neither for the pod nor for the containers it takes along. While the
+   * node has such a pod, it is re-listed at the polling pace even with events, so that its
+   * removal shows in seconds, not at the next check.
+   */
   private scheduleNext(): void {
     if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
     if (this.disposed || this.suspended) return;
+    const soon = this.mode === 'polling' || this.hasUnreadyPod();
+    this.pollingSoon = soon;
     this.pollTimer = setTimeout(
       () => {
         this.pollTimer = undefined;
         this.refresh({ images: this.imagesDue() });
       },
-      this.mode === 'events' ? this.checkIntervalMs() : this.timings.pollIntervalMs,
+      soon ? this.timings.pollIntervalMs : this.checkIntervalMs(),
     );
+  }
+
+  private hasUnreadyPod(): boolean {
+    return this.snapshot?.pods.values().some((pod) => pod.state !== 'ready') ?? false;
   }
 
   private checkIntervalMs(): number {
@@ -286,7 +301,10 @@ export class ResourceWatcher implements Disposable {
       events,
       this.options.nodeId,
     );
-    this.send(changes);
+    const delta = this.send(changes);
+    // A pod just stopped: its removal may come unannounced (see scheduleNext).
+    const stopped = delta?.pods.upserted.some((pod) => pod.state !== 'ready') ?? false;
+    if (stopped && !this.pollingSoon && this.pollTimer !== undefined) this.scheduleNext();
     if (unknownContainers.size > 0 || unknownPods.size > 0) {
       void this.readUnknown(unknownContainers, unknownPods);
     }
@@ -404,10 +422,11 @@ export class ResourceWatcher implements Disposable {
     for (const sink of [...this.sinks]) sink.next(delta);
   }
 
-  private send(changes: ChangeSet): void {
+  private send(changes: ChangeSet): ResourceDelta | undefined {
     const delta = changes.delta();
-    if (delta === undefined) return;
+    if (delta === undefined) return undefined;
     for (const sink of [...this.sinks]) sink.next(delta);
+    return delta;
   }
 
   private reset(snapshot: Snapshot): ResourceDelta {

@@ -15,6 +15,7 @@ function client(): StatsClient & { calls: number } {
     },
     listPodStats: () => Promise.resolve([]),
     podStats: () => Promise.reject(new Error('not used')),
+    podStatsHazard: () => Promise.resolve(undefined),
     listPods: () => Promise.resolve([]),
     listContainers: () => Promise.resolve([]),
   };

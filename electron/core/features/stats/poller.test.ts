@@ -19,7 +19,10 @@ class FakeStatsClient implements StatsClient {
   containerStatsError: AppError | undefined;
   listPodStatsError: AppError | undefined;
   podStatsErrors = new Map<string, AppError>();
+  hazard: string | undefined;
   readonly calls: string[] = [];
+
+  podStatsHazard: StatsClient['podStatsHazard'] = () => Promise.resolve(this.hazard);
 
   listContainerStats: StatsClient['listContainerStats'] = () => {
     this.calls.push('listContainerStats');
@@ -232,6 +235,42 @@ describe('StatsPoller', () => {
     const own = pods.find((p) => p.podSandboxId === 'p2');
     expect(own?.cpuPercent).toBe(100);
     expect(own?.source).toBeUndefined();
+  });
+
+  it('never asks a runtime that crashes on pod stats for them, and sums its pods instead', async () => {
+    client.hazard = 'CRI-O 1.36.3 can crash when asked for pod stats (cri-o#10206).';
+    client.pods = [readyPod('p1', 'web')];
+    client.containerStats = [{ ...container('a', 0, 1000), podSandboxId: 'p1' }];
+    const recorder = new Recorder();
+    poller.subscribe(recorder);
+    await vi.advanceTimersByTimeAsync(0);
+    client.containerStats = [{ ...container('a', 1e9, 1000), podSandboxId: 'p1' }];
+    await tick();
+    expect(recorder.last?.pods).toEqual([
+      {
+        podSandboxId: 'p1',
+        name: 'web',
+        namespace: 'default',
+        cpuPercent: 50,
+        memoryWorkingSetBytes: 1000,
+        memoryUsageBytes: 2000,
+        source: 'containers',
+      },
+    ]);
+    expect(recorder.last?.podStatsAvoided).toBe(client.hazard);
+    expect(client.count('listPodStats')).toBe(0);
+    expect(client.calls.filter((call) => call.startsWith('podStats'))).toEqual([]);
+
+    // The runtime came back as a version without the crash: its pods' own stats again.
+    client.hazard = undefined;
+    client.podStatsList = [pod('p1', 0, 'web')];
+    await tick();
+    client.podStatsList = [pod('p1', 1e9, 'web')];
+    await tick();
+    expect(recorder.last?.podStatsAvoided).toBeUndefined();
+    expect(recorder.last?.pods.map((p) => [p.name, p.cpuPercent, p.source])).toEqual([
+      ['web', 50, undefined],
+    ]);
   });
 
   it('bounds the history by age', async () => {

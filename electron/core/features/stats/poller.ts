@@ -17,7 +17,12 @@ import { SampleHistory } from './history';
 /** What the poller needs from a node's client (`podStats` serves `readPodsOneByOne`). */
 export type StatsClient = Pick<
   CriClient,
-  'listContainerStats' | 'listPodStats' | 'podStats' | 'listPods' | 'listContainers'
+  | 'listContainerStats'
+  | 'listPodStats'
+  | 'podStats'
+  | 'listPods'
+  | 'listContainers'
+  | 'podStatsHazard'
 >;
 
 export interface StatsTimings {
@@ -91,6 +96,13 @@ export class StatsPoller implements Disposable {
   >();
   private containerStatsSupported = true;
   private podStatsSupported = true;
+  /**
+   * Why this runtime is not asked for pod stats at all (CriClient.podStatsHazard), as of
+   * the last poll: its pods are then the sums of their containers. Asked each poll, as the
+   * runtime may come back from a restart as another version (the client keeps what its
+   * Version said until then, so this costs no call).
+   */
+  private podStatsAvoided: string | undefined;
   /** While set, ListPodSandboxStats failed and pods are read one by one until then. */
   private listPodsRetryAt: number | undefined;
   private lastError: AppErrorData | undefined;
@@ -236,6 +248,7 @@ export class StatsPoller implements Disposable {
       pods: podUsage,
       podStatsSupported: this.podStatsSupported,
       containerStatsSupported: this.containerStatsSupported,
+      ...(this.podStatsAvoided !== undefined && { podStatsAvoided: this.podStatsAvoided }),
       ...(pods.error !== undefined && { podStatsError: pods.error }),
       ...(pods.unreadable !== undefined && { unreadablePods: pods.unreadable }),
     };
@@ -305,6 +318,13 @@ export class StatsPoller implements Disposable {
   private async readPods(signal: AbortSignal): Promise<PodsRead> {
     if (!this.podStatsSupported) return { pods: [] };
     const { client } = this.options;
+    try {
+      this.podStatsAvoided = await client.podStatsHazard(this.callOptions(signal));
+    } catch (error) {
+      // Not known (the Version call failed): no pod stats call this poll.
+      return { pods: [], error: podStatsFailed(asAppError(error)) };
+    }
+    if (this.podStatsAvoided !== undefined) return this.readPodsWithoutStats(signal);
     if (this.listPodsRetryAt === undefined || this.now() >= this.listPodsRetryAt) {
       try {
         const pods = await client.listPodStats({}, this.callOptions(signal));
@@ -326,6 +346,26 @@ export class StatsPoller implements Disposable {
       }
     }
     return this.readPodsOneByOne(signal);
+  }
+
+  /** The ready pods with no usage of their own: each becomes the sum of its containers. */
+  private async readPodsWithoutStats(signal: AbortSignal): Promise<PodsRead> {
+    try {
+      const ready = await this.options.client.listPods(
+        { state: 'ready' },
+        this.callOptions(signal),
+      );
+      return {
+        pods: ready.map((pod) => ({
+          podSandboxId: pod.id,
+          name: pod.name,
+          namespace: pod.namespace,
+          containers: [],
+        })),
+      };
+    } catch (error) {
+      return { pods: [], error: podStatsFailed(asAppError(error)) };
+    }
   }
 
   private async readPodsOneByOne(signal: AbortSignal): Promise<PodsRead> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContainerDetail } from '../../../../shared/model';
 import { attachSettings } from './container-facts';
-import { fakeContainerDetail } from './testing/fake-session';
+import { fakeContainerDetail } from './testing/fake-remote-command';
 
 function detail(info: Record<string, unknown>, tty?: boolean): ContainerDetail {
   return fakeContainerDetail('c1', { info: { info }, ...(tty !== undefined && { tty }) });

@@ -6,13 +6,13 @@ import { SessionRegistry } from '../sessions';
 import { FakeNodeClient } from '../nodes/testing/fake-node-client';
 import { directDialer, type RemoteCommandOptions } from '../../base/streaming';
 import { TerminalManager, type TerminalManagerOptions } from './manager';
-import { FakeSession, fakeContainerDetail as detail } from './testing/fake-session';
+import { FakeRemoteCommand, fakeContainerDetail as detail } from './testing/fake-remote-command';
 
 describe('TerminalManager', () => {
   let client: FakeNodeClient;
   let registry: SessionRegistry;
   let manager: TerminalManager;
-  let sessions: FakeSession[];
+  let remotes: FakeRemoteCommand[];
   let requests: RemoteCommandOptions[];
   let containers: Map<string, ContainerDetail>;
 
@@ -22,9 +22,9 @@ describe('TerminalManager', () => {
       sessions: registry,
       openRemoteCommand: (options) => {
         requests.push(options);
-        const session = new FakeSession({ stderr: !options.tty });
-        sessions.push(session);
-        return Promise.resolve(session);
+        const remote = new FakeRemoteCommand({ stderr: !options.tty });
+        remotes.push(remote);
+        return Promise.resolve(remote);
       },
       ...overrides,
     });
@@ -43,7 +43,7 @@ describe('TerminalManager', () => {
     client.execSync = () =>
       Promise.resolve({ stdout: Buffer.from('ash\n'), stderr: new Uint8Array(), exitCode: 0 });
     registry = new SessionRegistry();
-    sessions = [];
+    remotes = [];
     requests = [];
     manager = create();
   });
@@ -126,8 +126,8 @@ describe('TerminalManager', () => {
 
   it('keeps an unseen exit for the next subscriber, then forgets the terminal', async () => {
     const info = await open();
-    await sessions[0]?.produce(Buffer.from('last words'));
-    sessions[0]?.exit(0);
+    await remotes[0]?.produce(Buffer.from('last words'));
+    remotes[0]?.exit(0);
     await sleep(20);
     const events: TerminalEvent[] = [];
     manager.subscribe(info.terminalId, { next: (e) => events.push(e), error: () => undefined });
@@ -145,7 +145,7 @@ describe('TerminalManager', () => {
   it('bounds the unseen exits it keeps, by number and by time', async () => {
     manager = create({ maxUnseenExits: 2, unseenExitMs: 60 });
     const opened = [await open(), await open(), await open()];
-    for (const session of sessions) session.exit(0);
+    for (const remote of remotes) remote.exit(0);
     await sleep(20);
     expect(manager.find(opened[0]!.terminalId)).toBeUndefined();
     expect(manager.size).toBe(2);
@@ -157,7 +157,7 @@ describe('TerminalManager', () => {
     await open();
     await open();
     manager.dispose();
-    expect(sessions.every((s) => s.disposed)).toBe(true);
+    expect(remotes.every((s) => s.disposed)).toBe(true);
     expect(registry.list().map((s) => s.stateReason)).toEqual([
       'Porthole closed the terminal while shutting down.',
       'Porthole closed the terminal while shutting down.',

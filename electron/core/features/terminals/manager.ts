@@ -24,7 +24,7 @@ import { runningContainer } from './container-facts';
 import type { ContainerFate } from './exit-reason';
 import { endLeftover, findLeftover } from './leftover';
 import type { FlowLimits } from './output-flow';
-import { openSession } from './open-session';
+import { openTerminal } from './open-terminal';
 import { probeShell } from './shell-probe';
 import { Terminal } from './terminal';
 
@@ -90,22 +90,22 @@ export class TerminalManager implements Disposable {
     // Until the terminal exists, the monitor's kill cancels the opening.
     let killFromMonitor = (): void => controller.abort();
     try {
-      const opened = await openSession(deps, request, controller.signal, () => killFromMonitor());
-      const { session, handle } = opened;
+      const opened = await openTerminal(deps, request, controller.signal, () => killFromMonitor());
+      const { remote, handle } = opened;
       // Cancelled by the caller (its page went away) or shutting down: nobody would ever
       // learn this terminal's id, so it must not outlive the call.
       if (this.disposed || controller.signal.aborted) {
         const reason = this.disposed
           ? 'Porthole closed the terminal while shutting down.'
           : 'Opening the terminal was cancelled.';
-        session.dispose();
+        remote.dispose();
         handle.end({ state: 'ended', reason });
         throw new AppError({ code: 'cancelled', message: reason });
       }
       const info: TerminalInfo = { terminalId: randomUUID(), ...opened.info };
       const terminal = new Terminal({
         info,
-        session,
+        remote,
         handle,
         ...(this.options.limits !== undefined && { limits: this.options.limits }),
         containerFate: (patient) => this.containerFate(nodeId, containerId, patient),

@@ -5,6 +5,7 @@
  * distroless image has none, which is a `not-found` the user can act on.
  */
 import { AppError, isAppError } from '../../../../shared/errors';
+import { noShellStep } from '../../../../shared/model';
 import type { NodeClient } from '../nodes';
 
 export type ProbeClient = Pick<NodeClient, 'execSync'>;
@@ -65,6 +66,8 @@ export async function probeShell(
     code: 'not-found',
     message: 'This container has no shell (none of bash, ash or sh).',
     detail: 'Probed with ExecSync: `command -v` through sh, then each shell directly.',
-    hint: 'The image may be distroless: run a command it has instead, or attach to the container.',
+    hint: 'The image may be distroless: debug it from a toolbox container (Debug…), run a command it has, or attach to it.',
+    // What the UI keys its "Debug…" offer on.
+    step: noShellStep,
   });
 }

@@ -6,7 +6,7 @@ import { SessionRegistry } from '../sessions';
 import type { ContainerFate } from './exit-reason';
 import { defaultFlowLimits } from './output-flow';
 import { Terminal } from './terminal';
-import { FakeSession } from './testing/fake-session';
+import { FakeRemoteCommand } from './testing/fake-remote-command';
 
 const KiB = 1024;
 
@@ -30,7 +30,7 @@ function info(overrides: Partial<TerminalInfo> = {}): TerminalInfo {
 }
 
 interface Setup {
-  session: FakeSession;
+  remote: FakeRemoteCommand;
   terminal: Terminal;
   registry: SessionRegistry;
   events: TerminalEvent[];
@@ -46,13 +46,13 @@ afterEach(() => {
 function setup(
   options: {
     info?: Partial<TerminalInfo>;
-    session?: FakeSession;
+    remote?: FakeRemoteCommand;
     fate?: ContainerFate;
   } = {},
 ): Setup {
   const registry = new SessionRegistry();
   registries.push(registry);
-  const session = options.session ?? new FakeSession();
+  const remote = options.remote ?? new FakeRemoteCommand();
   const ended: Terminal[] = [];
   // The monitor's kill reaches the terminal once it exists.
   let kill = (): void => undefined;
@@ -65,7 +65,7 @@ function setup(
   });
   const terminal = new Terminal({
     info: info({ sessionId: handle.id, ...options.info }),
-    session,
+    remote,
     handle,
     containerFate: () => Promise.resolve(options.fate),
     onEnded: (t) => ended.push(t),
@@ -74,7 +74,7 @@ function setup(
   kill = () => terminal.close('monitor');
   const events: TerminalEvent[] = [];
   return {
-    session,
+    remote,
     terminal,
     registry,
     events,
@@ -100,14 +100,14 @@ async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> 
 
 describe('Terminal', () => {
   it('holds the container back at the watermark until the pane acknowledges', async () => {
-    const { session, terminal, events, subscribe } = setup();
+    const { remote, terminal, events, subscribe } = setup();
     subscribe();
     const chunk = 16 * KiB;
     const total = 4 * defaultFlowLimits.highWatermark;
     let produced = 0;
     const producer = (async () => {
       while (produced < total) {
-        await session.produce(Buffer.alloc(chunk, 'z'));
+        await remote.produce(Buffer.alloc(chunk, 'z'));
         produced += chunk;
       }
     })();
@@ -119,7 +119,7 @@ describe('Terminal', () => {
     expect(terminal.unacknowledgedBytes).toBeLessThanOrEqual(
       defaultFlowLimits.highWatermark + chunk,
     );
-    expect(session.stdout.isPaused()).toBe(true);
+    expect(remote.stdout.isPaused()).toBe(true);
     expect(produced).toBeLessThan(total);
     const stalledAt = produced;
     await sleep(50);
@@ -138,9 +138,9 @@ describe('Terminal', () => {
   });
 
   it('buffers output until the first subscriber, then sends it before the exit', async () => {
-    const { session, registry, events, subscribe, terminal, ended } = setup();
-    await session.produce(Buffer.from('hello\r\n'));
-    session.exit(3);
+    const { remote, registry, events, subscribe, terminal, ended } = setup();
+    await remote.produce(Buffer.from('hello\r\n'));
+    remote.exit(3);
     await until(() => ended.length === 1);
     expect(events).toHaveLength(0);
     expect(terminal.isExitDelivered).toBe(false);
@@ -153,26 +153,26 @@ describe('Terminal', () => {
   });
 
   it('sends input to stdin and counts it; resizes reach the PTY', async () => {
-    const { session, terminal, registry } = setup();
+    const { remote, terminal, registry } = setup();
     const typed: Buffer[] = [];
-    session.stdin?.on('data', (chunk: Buffer) => typed.push(chunk));
+    remote.stdin?.on('data', (chunk: Buffer) => typed.push(chunk));
     terminal.write(Buffer.from('echo hi\r'));
     terminal.write(Buffer.from([0x03]));
     terminal.resize(120, 40);
     await until(() => Buffer.concat(typed).length === 9);
     expect(Buffer.concat(typed).toString('latin1')).toBe('echo hi\r\x03');
-    expect(session.resizes).toEqual([[120, 40]]);
+    expect(remote.resizes).toEqual([[120, 40]]);
     expect(registry.list()[0]?.bytesOut).toBe(9);
   });
 
   it('ignores resizes without a tty and refuses input without stdin', () => {
-    const { session, terminal, events, subscribe } = setup({
+    const { remote, terminal, events, subscribe } = setup({
       info: { kind: 'attach', tty: false, stdin: false },
-      session: new FakeSession({ stdin: false, stderr: true }),
+      remote: new FakeRemoteCommand({ stdin: false, stderr: true }),
     });
     subscribe();
     terminal.resize(80, 24);
-    expect(session.resizes).toEqual([]);
+    expect(remote.resizes).toEqual([]);
     // Input is a notification: the refusal comes as a notice, and the session goes on.
     terminal.write(Buffer.from('x'));
     expect(events).toMatchObject([{ type: 'notice', error: { code: 'failed-precondition' } }]);
@@ -180,12 +180,12 @@ describe('Terminal', () => {
   });
 
   it('keeps stdout and stderr apart without a tty', async () => {
-    const session = new FakeSession({ stderr: true });
-    const { events, subscribe } = setup({ info: { tty: false }, session });
+    const remote = new FakeRemoteCommand({ stderr: true });
+    const { events, subscribe } = setup({ info: { tty: false }, remote });
     subscribe();
-    await session.produce(Buffer.from('out'));
+    await remote.produce(Buffer.from('out'));
     await until(() => events.length === 1);
-    await session.produce(Buffer.from('err'), session.stderr);
+    await remote.produce(Buffer.from('err'), remote.stderr);
     await until(() => events.length === 2);
     expect(events.map((e) => (e.type === 'output' ? e.stream : e.type))).toEqual([
       'stdout',
@@ -194,10 +194,10 @@ describe('Terminal', () => {
   });
 
   it('is ended from the session monitor, and the pane is told so', () => {
-    const { session, registry, events, subscribe, terminal } = setup();
+    const { remote, registry, events, subscribe, terminal } = setup();
     subscribe();
     registry.kill(terminal.info.sessionId);
-    expect(session.disposed).toBe(true);
+    expect(remote.disposed).toBe(true);
     expect(events.at(-1)).toEqual({
       type: 'exit',
       reason: 'The session was ended from the session monitor.',
@@ -209,9 +209,9 @@ describe('Terminal', () => {
   });
 
   it('says the connection was lost when the transport drops', async () => {
-    const { session, registry, events, subscribe } = setup();
+    const { remote, registry, events, subscribe } = setup();
     subscribe();
-    session.drop(new AppError({ code: 'connection-lost', message: 'socket closed' }));
+    remote.drop(new AppError({ code: 'connection-lost', message: 'socket closed' }));
     await until(() => events.some((e) => e.type === 'exit'));
     const exit = events.at(-1);
     expect(exit).toMatchObject({
@@ -225,9 +225,9 @@ describe('Terminal', () => {
   });
 
   it('blames the container when it stopped under the session', async () => {
-    const { session, events, subscribe } = setup({ fate: { state: 'exited', exitCode: 137 } });
+    const { remote, events, subscribe } = setup({ fate: { state: 'exited', exitCode: 137 } });
     subscribe();
-    session.drop(new AppError({ code: 'connection-lost', message: 'socket closed' }));
+    remote.drop(new AppError({ code: 'connection-lost', message: 'socket closed' }));
     await until(() => events.some((e) => e.type === 'exit'));
     expect(events.at(-1)).toEqual({
       type: 'exit',
@@ -237,11 +237,11 @@ describe('Terminal', () => {
   });
 
   it('tells a subscriber that another one took over', () => {
-    const { terminal, session } = setup();
+    const { terminal, remote } = setup();
     const errors: string[] = [];
     terminal.subscribe({ next: () => undefined, error: (e) => errors.push(e.message) });
     terminal.subscribe({ next: () => undefined, error: () => undefined });
     expect(errors).toEqual(['This terminal is now shown by another subscriber.']);
-    session.exit(0);
+    remote.exit(0);
   });
 });

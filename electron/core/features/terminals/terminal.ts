@@ -11,7 +11,7 @@ import { AppError, toAppErrorData } from '../../../../shared/errors';
 import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { TerminalEvent, TerminalInfo } from '../../../../shared/model';
 import type { SessionHandle } from '../sessions';
-import type { RemoteCommandSession } from '../../base/streaming';
+import type { RemoteCommand } from '../../base/streaming';
 import {
   closedEnding,
   describeEnding,
@@ -28,7 +28,7 @@ const terminalLog = logger('terminals');
 
 export interface TerminalOptions {
   readonly info: TerminalInfo;
-  readonly session: RemoteCommandSession;
+  readonly remote: RemoteCommand;
   readonly handle: SessionHandle;
   readonly limits?: Partial<FlowLimits>;
   /**
@@ -63,7 +63,7 @@ export class Terminal implements Disposable {
   private disposed = false;
 
   constructor(private readonly options: TerminalOptions) {
-    const { info, session, handle } = options;
+    const { info, remote, handle } = options;
     this.id = info.terminalId;
     this.flow = new OutputFlow({
       ...(options.limits !== undefined && { limits: options.limits }),
@@ -76,8 +76,8 @@ export class Terminal implements Disposable {
       onExitDelivered: () => options.onExitDelivered(this),
     });
     const named: [OutputStreamName, Readable | undefined][] = [
-      ['stdout', session.stdout],
-      ['stderr', session.stderr],
+      ['stdout', remote.stdout],
+      ['stderr', remote.stderr],
     ];
     const outputs: Readable[] = [];
     for (const [name, readable] of named) {
@@ -138,7 +138,7 @@ export class Terminal implements Disposable {
    * subscriber as a `notice` (input comes as notifications: there is no call to reject).
    */
   write(data: Buffer): void {
-    const stdin = this.options.session.stdin;
+    const stdin = this.options.remote.stdin;
     if (this.ended) return; // the pane hears the exit; late keystrokes have nowhere to go
     if (stdin === undefined || !this.options.info.stdin) {
       this.notice(
@@ -174,7 +174,7 @@ export class Terminal implements Disposable {
 
   /** A new size for the PTY; without a tty there is none to size. */
   resize(cols: number, rows: number): void {
-    if (this.options.info.tty && !this.ended) this.options.session.resize(cols, rows);
+    if (this.options.info.tty && !this.ended) this.options.remote.resize(cols, rows);
   }
 
   ack(bytes: number): void {
@@ -195,7 +195,7 @@ export class Terminal implements Disposable {
   }
 
   private async watchEnd(): Promise<void> {
-    const outcome: CommandOutcome = await this.options.session.result.then(
+    const outcome: CommandOutcome = await this.options.remote.result.then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
@@ -226,7 +226,7 @@ export class Terminal implements Disposable {
     this.ended = true;
     this.options.handle.end(ending.session);
     this.flow.pushExit(ending.event);
-    this.options.session.dispose();
+    this.options.remote.dispose();
     this.options.onEnded(this);
   }
 }

@@ -7,7 +7,7 @@ import { Button } from '../../ui/Button';
 import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
-import { FilterField } from '../../ui/view/Toolbar';
+import { FilterField, MatchToggles } from '../../ui/view/Toolbar';
 import { resourceKey } from '../resources/model';
 import { LogList } from './LogList';
 import {
@@ -201,6 +201,7 @@ function ViewOptions({ controller }: { controller: LogsController }) {
 }
 
 function SearchBar({ controller }: { controller: LogsController }) {
+  const model = useModel();
   const search = useStore(controller.store, (state) => state.search);
   const input = useRef<HTMLInputElement>(null);
   const result = search.result;
@@ -210,7 +211,10 @@ function SearchBar({ controller }: { controller: LogsController }) {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
       const find = (event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'f';
-      const slash = event.key === '/' && !isEditableTarget(event.target);
+      const slash =
+        event.key === '/' &&
+        !isEditableTarget(event.target) &&
+        model.ui.getState().singleKeyShortcuts;
       if (!find && !slash) return;
       event.preventDefault();
       input.current?.focus();
@@ -218,7 +222,7 @@ function SearchBar({ controller }: { controller: LogsController }) {
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, []);
+  }, [model]);
 
   let status: ReactNode = null;
   if (search.error !== undefined) {
@@ -259,24 +263,13 @@ function SearchBar({ controller }: { controller: LogsController }) {
           }
         }}
       />
-      <button
-        type="button"
+      <MatchToggles
         className="btn btn-small btn-ghost log-toggle"
-        aria-pressed={search.caseSensitive}
-        title="Match case"
-        onClick={() => controller.setSearch({ caseSensitive: !search.caseSensitive })}
-      >
-        Aa
-      </button>
-      <button
-        type="button"
-        className="btn btn-small btn-ghost log-toggle"
-        aria-pressed={search.regex}
-        title="Regular expression"
-        onClick={() => controller.setSearch({ regex: !search.regex })}
-      >
-        .*
-      </button>
+        caseSensitive={search.caseSensitive}
+        regex={search.regex}
+        onCaseSensitive={(caseSensitive) => controller.setSearch({ caseSensitive })}
+        onRegex={(regex) => controller.setSearch({ regex })}
+      />
       <button
         type="button"
         className="btn btn-small btn-icon"

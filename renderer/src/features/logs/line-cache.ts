@@ -2,6 +2,7 @@
  * The lines of one log view the UI holds: pages fetched from the core as the list
  * scrolls, a bounded number kept (the farthest from what was last asked for go first).
  */
+import { Emitter } from '../../../../shared/event';
 import type { LogLine } from '../../../../shared/model';
 
 export const pageSize = 250;
@@ -19,7 +20,7 @@ export class LineCache {
   /** Pages being fetched, each with its request's token (a newer request wins). */
   private readonly loading = new Map<number, number>();
   private nextToken = 0;
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new Emitter<void>();
   /** Bumped on every change: what useSyncExternalStore compares. */
   version = 0;
   private lastPage = 0;
@@ -67,9 +68,10 @@ export class LineCache {
     this.changed();
   }
 
+  /** useSyncExternalStore's shape: returns the unsubscribe. */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const subscription = this.changes.event(listener);
+    return () => subscription.dispose();
   }
 
   private load(page: number): void {
@@ -106,6 +108,6 @@ export class LineCache {
 
   private changed(): void {
     this.version += 1;
-    for (const listener of [...this.listeners]) listener();
+    this.changes.fire();
   }
 }

@@ -213,8 +213,17 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
 /**
  * One node's card. Memoised on the status object: when one node of hundreds changes, one
  * card renders (statuses that didn't change keep their identity, see nodes-store).
+ * `level` is its name's heading level: 3 under a group's heading, 2 when the cards are not
+ * grouped, so the headings never skip a level.
  */
-export const NodeCard = memo(function NodeCard({ node }: { node: NodeStatus }) {
+export const NodeCard = memo(function NodeCard({
+  node,
+  level = 2,
+}: {
+  node: NodeStatus;
+  level?: 2 | 3;
+}) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   const connected = node.state === 'connected';
@@ -227,7 +236,7 @@ export const NodeCard = memo(function NodeCard({ node }: { node: NodeStatus }) {
       <header className="node-card-header">
         <Icon name="nodes" size={18} />
         <div className="node-card-title">
-          <h3 title={node.name}>{node.name}</h3>
+          <Heading title={node.name}>{node.name}</Heading>
           <code className="node-endpoint" title={node.endpoint}>
             {node.endpoint}
           </code>

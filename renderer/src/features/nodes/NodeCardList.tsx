@@ -45,7 +45,7 @@ const GroupHeading = memo(function GroupHeading({
       ? formatCount(group.nodes.length)
       : `${formatCount(group.nodes.length)} of ${formatCount(total)}`;
   return (
-    <h3 className="node-group-heading">
+    <h2 className="node-group-heading">
       <button
         type="button"
         className="node-group-toggle"
@@ -60,13 +60,22 @@ const GroupHeading = memo(function GroupHeading({
           <span className="visually-hidden">{group.nodes.length === 1 ? ' node' : ' nodes'}</span>
         </Badge>
       </button>
-    </h3>
+    </h2>
   );
 });
 
 /** Up to `columns` cards side by side; skips rendering while it holds the same nodes. */
 const CardsRow = memo(
-  function CardsRow({ nodes, columns }: { nodes: readonly NodeStatus[]; columns: number }) {
+  function CardsRow({
+    nodes,
+    columns,
+    level,
+  }: {
+    nodes: readonly NodeStatus[];
+    columns: number;
+    /** The cards' heading level: 3 under a group's heading. */
+    level: 2 | 3;
+  }) {
     return (
       <div
         className="node-card-row"
@@ -80,13 +89,16 @@ const CardsRow = memo(
             className="node-card-cell"
             data-focus-key={`node:${node.nodeId}`}
           >
-            <NodeCard node={node} />
+            <NodeCard node={node} level={level} />
           </div>
         ))}
       </div>
     );
   },
-  (before, after) => before.columns === after.columns && sameNodes(before.nodes, after.nodes),
+  (before, after) =>
+    before.columns === after.columns &&
+    before.level === after.level &&
+    sameNodes(before.nodes, after.nodes),
 );
 
 /** Rows drawn before the list has a height (not laid out yet, or nowhere to lay it out). */
@@ -245,7 +257,7 @@ export function NodeCardList({
                 onToggle={onToggle}
               />
             ) : (
-              <CardsRow nodes={row.nodes} columns={columns} />
+              <CardsRow nodes={row.nodes} columns={columns} level={grouped ? 3 : 2} />
             )}
           </div>
         );

@@ -110,7 +110,13 @@ function trafficColumn(id: 'in' | 'out', header: string): Column<ForwardRow> {
 }
 
 export const forwardColumns: readonly Column<ForwardRow>[] = [
-  { id: 'check', header: '', width: 36, render: (row) => <CheckCell row={row} /> },
+  {
+    id: 'check',
+    header: 'Select',
+    headerHidden: true,
+    width: 36,
+    render: (row) => <CheckCell row={row} />,
+  },
   {
     id: 'name',
     header: 'Name',
@@ -203,5 +209,11 @@ export const forwardColumns: readonly Column<ForwardRow>[] = [
         </span>
       ),
   },
-  { id: 'actions', header: '', width: 128, render: (row) => <RowActions row={row} /> },
+  {
+    id: 'actions',
+    header: 'Actions',
+    headerHidden: true,
+    width: 128,
+    render: (row) => <RowActions row={row} />,
+  },
 ];

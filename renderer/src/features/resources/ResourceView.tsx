@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
 import { isEditableTarget } from '../../app/keyboard';
 import { Button } from '../../ui/Button';
+import { rescueFocus } from '../../ui/focus';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import type { VirtualTableHandle } from '../../ui/table/VirtualTable';
 import { TableView } from '../../ui/view/TableView';
@@ -62,9 +63,11 @@ function useShortcuts<K extends ResourceKind>(
       if (event.key === 'Escape' && paneOpen) {
         event.preventDefault();
         views.closeDetail();
+        rescueFocus();
         return;
       }
       if (isEditableTarget(event.target)) return;
+      if (event.key !== 'Enter' && !ui.singleKeyShortcuts) return;
       const index = selected === undefined ? -1 : current.findIndex((row) => row.key === selected);
       const move = (to: number): void => {
         const row = current[Math.max(0, Math.min(current.length - 1, to))];
@@ -82,7 +85,13 @@ function useShortcuts<K extends ResourceKind>(
           move(index < 0 ? 0 : index - 1);
           break;
         case 'Enter':
-          if (selected === undefined || event.target instanceof HTMLButtonElement) return;
+          // Enter on a control (a button, the skip link) presses it.
+          if (
+            selected === undefined ||
+            event.target instanceof HTMLButtonElement ||
+            event.target instanceof HTMLAnchorElement
+          )
+            return;
           views.openDetail(kind, selected);
           break;
         default:

@@ -109,7 +109,8 @@ export default function SpecEditor({
             ...historyKeymap,
             ...defaultKeymap,
           ]),
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          // tabindex: axe counts a scroller focusable only through a focusable child.
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) callbacks.current.onChange(update.state.doc.toString());
           }),

@@ -25,7 +25,6 @@ export const PodLink = memo(function PodLink({ podKey, name }: { podKey: string;
       type="button"
       className="link"
       title={`Show pod ${name}`}
-      tabIndex={-1}
       onMouseDown={(event) => event.stopPropagation()}
       onClick={(event) => {
         event.stopPropagation();

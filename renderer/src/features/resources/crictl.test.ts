@@ -11,6 +11,36 @@ describe('crictlCommand', () => {
     [{ kind: 'inspect-container', id: 'abc' } as const, 'inspect abc'],
     [{ kind: 'logs', id: 'abc' } as const, 'logs --follow abc'],
     [{ kind: 'exec', id: 'abc', command: ['sh'] } as const, 'exec -it abc sh'],
+    [
+      {
+        kind: 'exec-many',
+        labels: { app: 'web', tier: 'front' },
+        sync: true,
+        timeoutSeconds: 10,
+        command: ['sh', '-c', 'hostname; cat /etc/hostname'],
+      } as const,
+      "exec --label app=web --label tier=front --state running --parallel --sync --timeout 10 sh -c 'hostname; cat /etc/hostname'",
+    ],
+    [
+      {
+        kind: 'exec-many',
+        name: '^web-[0-9]+$',
+        sync: false,
+        timeoutSeconds: 0,
+        command: ['true'],
+      } as const,
+      "exec --name '^web-[0-9]+$' --state running --parallel true",
+    ],
+    [
+      {
+        kind: 'exec-one',
+        id: 'abc',
+        sync: true,
+        timeoutSeconds: 5,
+        command: ['cat', 'a b'],
+      } as const,
+      "exec --sync --timeout 5 abc cat 'a b'",
+    ],
     [{ kind: 'stop-pod', id: 'p' } as const, 'stopp p'],
     [{ kind: 'remove-pod', id: 'p' } as const, 'rmp p'],
     [{ kind: 'inspect-pod', id: 'p' } as const, 'inspectp p'],

@@ -22,6 +22,27 @@ export type CrictlAction =
   | { readonly kind: 'inspect-container' | 'remove-container' | 'logs'; readonly id: string }
   | { readonly kind: 'stop-container'; readonly id: string; readonly timeoutSeconds: number }
   | { readonly kind: 'exec'; readonly id: string; readonly command: readonly string[] }
+  | {
+      /** A command without a terminal on one container (Run on many, a chosen set). */
+      readonly kind: 'exec-one';
+      readonly id: string;
+      readonly sync: boolean;
+      readonly timeoutSeconds: number;
+      readonly command: readonly string[];
+    }
+  | {
+      /** One command on every container that matches, in parallel (Run on many). */
+      readonly kind: 'exec-many';
+      /** crictl's --label filters: key=value, all must hold. */
+      readonly labels?: Readonly<Record<string, string>>;
+      /** crictl's --name: a regular expression on the container name. */
+      readonly name?: string;
+      /** ExecSync (`--sync`) rather than streaming exec. */
+      readonly sync: boolean;
+      /** 0 = none. */
+      readonly timeoutSeconds: number;
+      readonly command: readonly string[];
+    }
   | { readonly kind: 'inspect-pod' | 'stop-pod' | 'remove-pod'; readonly id: string }
   | { readonly kind: 'inspect-image' | 'remove-image'; readonly ref: string }
   | { readonly kind: 'pull-image'; readonly ref: string; readonly username?: string };
@@ -76,6 +97,30 @@ function subcommand(action: CrictlAction): string[] {
       return ['logs', '--follow', action.id];
     case 'exec':
       return ['exec', '-it', action.id, ...action.command];
+    case 'exec-one':
+      return [
+        'exec',
+        ...(action.sync ? ['--sync'] : []),
+        ...(action.timeoutSeconds > 0 ? ['--timeout', String(action.timeoutSeconds)] : []),
+        action.id,
+        ...action.command,
+      ];
+    case 'exec-many':
+      return [
+        'exec',
+        ...Object.entries(action.labels ?? {}).flatMap(([key, value]) => [
+          '--label',
+          `${key}=${value}`,
+        ]),
+        ...(action.name !== undefined ? ['--name', action.name] : []),
+        // Only running containers can exec; crictl would try the exited ones too.
+        '--state',
+        'running',
+        '--parallel',
+        ...(action.sync ? ['--sync'] : []),
+        ...(action.timeoutSeconds > 0 ? ['--timeout', String(action.timeoutSeconds)] : []),
+        ...action.command,
+      ];
     case 'inspect-pod':
       return ['inspectp', action.id];
     case 'stop-pod':

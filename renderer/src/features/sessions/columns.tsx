@@ -231,7 +231,8 @@ export const sessionColumns: readonly Column<SessionRow>[] = [
   },
   {
     id: 'kill',
-    header: '',
+    header: 'Actions',
+    headerHidden: true,
     width: 80,
     render: ({ session }) => <KillButton session={session} />,
   },

@@ -20,6 +20,7 @@ export interface LegendEntry {
  * one hovers the charts, the latest otherwise.
  */
 export function StatsLegend({
+  id,
   caption,
   entries,
   at,
@@ -27,6 +28,8 @@ export function StatsLegend({
   focusId,
   onToggle,
 }: {
+  /** Named by the charts it stands for (aria-describedby). */
+  id?: string;
   caption: string;
   entries: readonly LegendEntry[];
   /** The hovered time, as text; undefined: the latest values. */
@@ -43,7 +46,7 @@ export function StatsLegend({
 
   return (
     <div className="stats-legend-scroll">
-      <table className="stats-legend" aria-label={caption}>
+      <table id={id} className="stats-legend" aria-label={caption}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { StatsSample } from '../../../../shared/model';
 import { useModel, useNodes, useResources } from '../../app/context';
@@ -90,6 +90,8 @@ function StatsCharts({
   const podIndex = useResources((state) => state.index.pods);
   const theme = useChartTheme();
   const [hover, setHover] = useState<number | undefined>(undefined);
+  // The legend is the charts' text alternative: each chart points at it.
+  const legendId = useId();
 
   const known = useMemo(() => knownUsages(samples, kind), [samples, kind]);
   const charted = useMemo(
@@ -194,6 +196,7 @@ function StatsCharts({
               theme={theme}
               syncKey="porthole-stats"
               onHover={setHover}
+              describedBy={legendId}
             />
             <TimeChart
               title="Memory (working set)"
@@ -205,6 +208,7 @@ function StatsCharts({
               theme={theme}
               syncKey="porthole-stats"
               onHover={setHover}
+              describedBy={legendId}
             />
           </>
         )}
@@ -229,6 +233,7 @@ function StatsCharts({
           </span>
         </div>
         <StatsLegend
+          id={legendId}
           caption={kind === 'containers' ? 'Container stats' : 'Pod stats'}
           entries={entries}
           at={hover === undefined || shown === undefined ? undefined : formatClock(shown.at)}
@@ -288,13 +293,21 @@ function StatsContent({ nodeId, stats }: { nodeId: string; stats: NodeStats | un
       {kind === 'pods' && latest?.podStatsError !== undefined && (
         <ErrorBanner tone="warn" error={latest.podStatsError} />
       )}
-      {kind === 'pods' && latest?.pods.some((pod) => pod.source === 'containers') === true && (
+      {kind === 'pods' && latest?.podStatsAvoided !== undefined && (
         <InfoBanner>
-          {nodeName} reports no CPU or memory for pods themselves (CRI-O does not under cgroupfs),
-          so a pod’s figures here are the sum of its containers’, marked “sum of containers”: the
-          pod’s own processes are not in them.
+          {latest.podStatsAvoided} A pod’s figures here are the sum of its containers’, marked “sum
+          of containers”: the pod’s own processes are not in them.
         </InfoBanner>
       )}
+      {kind === 'pods' &&
+        latest?.podStatsAvoided === undefined &&
+        latest?.pods.some((pod) => pod.source === 'containers') === true && (
+          <InfoBanner>
+            {nodeName} reports no CPU or memory for pods themselves (CRI-O does not under cgroupfs),
+            so a pod’s figures here are the sum of its containers’, marked “sum of containers”: the
+            pod’s own processes are not in them.
+          </InfoBanner>
+        )}
     </>
   );
 

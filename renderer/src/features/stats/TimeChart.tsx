@@ -14,6 +14,8 @@ export interface ChartSeries {
 export interface TimeChartProps {
   /** What the chart shows, e.g. "CPU": its accessible name and caption. */
   readonly title: string;
+  /** The id of the table that gives the chart's figures as text (its legend). */
+  readonly describedBy?: string;
   /** x (seconds) first, then one column per entry of `series`, in the same order. */
   readonly columns: ChartColumns;
   readonly series: readonly ChartSeries[];
@@ -53,6 +55,7 @@ export function TimeChart({
   theme,
   syncKey,
   onHover,
+  describedBy,
 }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<uPlot | null>(null);
@@ -153,9 +156,19 @@ export function TimeChart({
   }, [columns]);
 
   return (
-    <figure className="stats-chart" aria-label={title}>
-      <figcaption className="stats-chart-title">{title}</figcaption>
-      <div ref={box} className="stats-chart-canvas" data-points={columns[0].length} />
+    <figure className="stats-chart" aria-label={title} aria-describedby={describedBy}>
+      <figcaption className="stats-chart-title">
+        {title}
+        {describedBy !== undefined && (
+          <span className="visually-hidden">: the figures are in the table beside it</span>
+        )}
+      </figcaption>
+      <div
+        ref={box}
+        className="stats-chart-canvas"
+        data-points={columns[0].length}
+        aria-hidden="true"
+      />
     </figure>
   );
 }

@@ -1,7 +1,8 @@
 import type { ISearchOptions } from '@xterm/addon-search';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Icon } from '../../ui/icons';
-import type { TerminalSession } from './session';
+import { MatchToggles } from '../../ui/view/Toolbar';
+import type { TerminalPane } from './pane';
 import type { TerminalColors } from './theme';
 
 function searchOptions(
@@ -24,7 +25,34 @@ function searchOptions(
 }
 
 /** Find in the scrollback: Enter for the next match, Shift+Enter the previous, Esc closes. */
-export function FindBar({ session, onClose }: { session: TerminalSession; onClose: () => void }) {
+/** One of the bar's icon buttons; its tooltip names it with its key. */
+function BarButton({
+  label,
+  title = label,
+  keys,
+  onClick,
+  children,
+}: {
+  label: string;
+  title?: string;
+  keys: string;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="term-icon-button"
+      title={`${title} (${keys})`}
+      aria-label={label}
+      onClick={onClick}
+    >
+      {children}
+    </button>
+  );
+}
+
+export function FindBar({ pane, onClose }: { pane: TerminalPane; onClose: () => void }) {
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState('');
   const [caseSensitive, setCaseSensitive] = useState(false);
@@ -34,35 +62,35 @@ export function FindBar({ session, onClose }: { session: TerminalSession; onClos
   useEffect(() => {
     input.current?.focus();
     input.current?.select();
-    const subscription = session.search.onDidChangeResults(({ resultIndex, resultCount }) =>
+    const subscription = pane.search.onDidChangeResults(({ resultIndex, resultCount }) =>
       setResults({ index: resultIndex, count: resultCount }),
     );
     return () => {
       subscription.dispose();
-      session.search.clearDecorations();
+      pane.search.clearDecorations();
     };
-  }, [session]);
+  }, [pane]);
 
   // Typing searches as you go, from where the last match was.
   useEffect(() => {
     if (query === '') {
-      session.search.clearDecorations();
+      pane.search.clearDecorations();
       setResults(undefined);
       return;
     }
     try {
-      session.search.findNext(query, searchOptions(session.colors, caseSensitive, regex, true));
+      pane.search.findNext(query, searchOptions(pane.colors, caseSensitive, regex, true));
     } catch {
       setResults({ index: -1, count: 0 }); // an unfinished regular expression
     }
-  }, [session, query, caseSensitive, regex]);
+  }, [pane, query, caseSensitive, regex]);
 
   const find = (backwards: boolean): void => {
     if (query === '') return;
-    const options = searchOptions(session.colors, caseSensitive, regex, false);
+    const options = searchOptions(pane.colors, caseSensitive, regex, false);
     try {
-      if (backwards) session.search.findPrevious(query, options);
-      else session.search.findNext(query, options);
+      if (backwards) pane.search.findPrevious(query, options);
+      else pane.search.findNext(query, options);
     } catch {
       setResults({ index: -1, count: 0 });
     }
@@ -108,51 +136,22 @@ export function FindBar({ session, onClose }: { session: TerminalSession; onClos
       >
         {count}
       </span>
-      <button
-        type="button"
+      <MatchToggles
         className="term-toggle"
-        aria-pressed={caseSensitive}
-        title="Match case"
-        onClick={() => setCaseSensitive(!caseSensitive)}
-      >
-        Aa
-      </button>
-      <button
-        type="button"
-        className="term-toggle"
-        aria-pressed={regex}
-        title="Regular expression"
-        onClick={() => setRegex(!regex)}
-      >
-        .*
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Previous match (Shift+Enter)"
-        aria-label="Previous match"
-        onClick={() => find(true)}
-      >
+        caseSensitive={caseSensitive}
+        regex={regex}
+        onCaseSensitive={setCaseSensitive}
+        onRegex={setRegex}
+      />
+      <BarButton label="Previous match" keys="Shift+Enter" onClick={() => find(true)}>
         <Icon name="chevronDown" size={14} className="term-flip" />
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Next match (Enter)"
-        aria-label="Next match"
-        onClick={() => find(false)}
-      >
+      </BarButton>
+      <BarButton label="Next match" keys="Enter" onClick={() => find(false)}>
         <Icon name="chevronDown" size={14} />
-      </button>
-      <button
-        type="button"
-        className="term-icon-button"
-        title="Close (Esc)"
-        aria-label="Close find"
-        onClick={onClose}
-      >
+      </BarButton>
+      <BarButton label="Close find" title="Close" keys="Esc" onClick={onClose}>
         <Icon name="close" size={14} />
-      </button>
+      </BarButton>
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { Fragment, useRef, useState, type KeyboardEvent, type PointerEvent } fro
 import type { LayoutNode, SplitNode } from './layout';
 import { PlayerPane } from './PlayerPane';
 import type { TerminalTab } from './store';
-import { TerminalPane } from './TerminalPane';
+import { TerminalPaneView } from './TerminalPaneView';
 import { useTerminals, useTerminalsFeature } from './use-terminals';
 
 const minShare = 0.05;
@@ -86,7 +86,7 @@ function PaneView({ tab, paneId }: { tab: TerminalTab; paneId: string }) {
   const active = tab.activePaneId === paneId;
   if (content === undefined) return null;
   return content.kind === 'terminal' ? (
-    <TerminalPane session={content.session} active={active} />
+    <TerminalPaneView pane={content.pane} active={active} />
   ) : (
     <PlayerPane player={content.player} active={active} />
   );

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { Icon } from '../../ui/icons';
 import { playbackSpeeds, type CastPlayer } from './player';
-import { PaneButton } from './TerminalPane';
+import { PaneButton } from './TerminalPaneView';
 import { useTerminalsFeature } from './use-terminals';
 import { XtermHost } from './XtermHost';
 

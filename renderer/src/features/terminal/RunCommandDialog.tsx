@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { AppModel } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { debugContainer } from '../debug';
 import type { ContainerRow } from '../resources/model';
 import { formatCommandLine, splitCommandLine } from './command-line';
 import { terminalsOf } from './store';
@@ -24,15 +25,13 @@ function parse(text: string): { argv?: string[]; error?: string } {
  * "Run command…": the container's shell (probed) prefilled, or any command the image
  * has; it runs in a new terminal tab with a tty.
  */
-function RunCommandDialog({
-  model,
-  container,
-  onClose,
-}: {
-  model: AppModel;
-  container: ContainerRow;
-  onClose: () => void;
-}) {
+interface RunCommandDialogProps {
+  readonly model: AppModel;
+  readonly container: ContainerRow;
+  readonly onClose: () => void;
+}
+
+function RunCommandDialog({ model, container, onClose }: RunCommandDialogProps) {
   const inputId = useId();
   const helpId = useId();
   const [text, setText] = useState('');
@@ -80,16 +79,7 @@ function RunCommandDialog({
       onClose={onClose}
       onSubmit={run}
       describedBy={helpId}
-      footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary">
-            Run
-          </button>
-        </>
-      }
+      footer={<FormActions submitLabel="Run" onCancel={onClose} />}
     >
       <div className="form-grid">
         <div className="field">
@@ -116,7 +106,21 @@ function RunCommandDialog({
                 The container's shell is <code>{formatCommandLine(probe.shell)}</code>.{' '}
               </>
             )}
-            {probe.state === 'none' && <>{probe.error.message} </>}
+            {probe.state === 'none' && (
+              <>
+                {probe.error.message}{' '}
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => {
+                    onClose();
+                    debugContainer(model, container, `${container.name} has no shell.`);
+                  }}
+                >
+                  Debug it from a toolbox…
+                </button>{' '}
+              </>
+            )}
             Words are split as a shell would (quotes work), but no shell runs it: for pipes or
             variables run <code>sh -c '…'</code>.
           </div>

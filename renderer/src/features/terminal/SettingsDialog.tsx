@@ -1,12 +1,15 @@
 import { useId, useState } from 'react';
+import { isMac, modKeyLabel } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
-import { Dialog } from '../../ui/Dialog';
+import { Dialog, FormActions } from '../../ui/Dialog';
+import { Field } from '../../ui/Field';
 import {
   fontSizeLimits,
   normalizeSettings,
   scrollbackChoices,
   type RendererPreference,
 } from './settings';
+import { shortcutLabel } from './shortcuts';
 import { terminalsOf } from './store';
 import { webglSupport } from './webgl';
 
@@ -25,6 +28,9 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
   const [fontText, setFontText] = useState(String(draft.fontSize));
   const ids = { scrollback: useId(), font: useId(), renderer: useId() };
   const font = Number(fontText);
+  const browser = model.client.mode === 'browser';
+  const tabFocusKeys = shortcutLabel({ action: 'tab-focus' }, isMac(), browser);
+  const accessibleViewKeys = shortcutLabel({ action: 'accessible-view' }, isMac(), browser);
   const fontError =
     !Number.isInteger(font) || font < fontSizeLimits.min || font > fontSizeLimits.max
       ? `A whole number from ${fontSizeLimits.min} to ${fontSizeLimits.max}.`
@@ -42,19 +48,15 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
       onClose={onClose}
       onSubmit={save}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={fontError !== undefined}>
-            Save
-          </button>
-        </>
+        <FormActions submitLabel="Save" onCancel={onClose} disabled={fontError !== undefined} />
       }
     >
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor={ids.scrollback}>Scrollback</label>
+        <Field
+          id={ids.scrollback}
+          label="Scrollback"
+          help="Lines each terminal keeps above the screen. More lines cost memory in every open terminal."
+        >
           <select
             id={ids.scrollback}
             className="select"
@@ -68,13 +70,13 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
               </option>
             ))}
           </select>
-          <div className="field-help">
-            Lines each terminal keeps above the screen. More lines cost memory in every open
-            terminal.
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.font}>Font size</label>
+        </Field>
+        <Field
+          id={ids.font}
+          label="Font size"
+          help="Also Ctrl + and Ctrl − in a terminal; Ctrl 0 resets."
+          error={fontError}
+        >
           <input
             id={ids.font}
             className="input"
@@ -83,14 +85,8 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
             aria-invalid={fontError !== undefined}
             onChange={(event) => setFontText(event.target.value)}
           />
-          {fontError === undefined ? (
-            <div className="field-help">Also Ctrl + and Ctrl − in a terminal; Ctrl 0 resets.</div>
-          ) : (
-            <div className="field-error">{fontError}</div>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.renderer}>Drawing</label>
+        </Field>
+        <Field id={ids.renderer} label="Drawing" help={rendererHelp()}>
           <select
             id={ids.renderer}
             className="select"
@@ -103,8 +99,39 @@ function SettingsDialog({ model, onClose }: { model: AppModel; onClose: () => vo
             <option value="webgl">WebGL (GPU)</option>
             <option value="dom">DOM</option>
           </select>
-          <div className="field-help">{rendererHelp()}</div>
-        </div>
+        </Field>
+        <fieldset className="field fieldset">
+          <legend className="field-label">Keyboard and screen readers</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.screenReaderMode}
+              onChange={(event) => setDraft({ ...draft, screenReaderMode: event.target.checked })}
+            />
+            Screen-reader mode: output is read out, the screen is read line by line
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.tabMovesFocus}
+              onChange={(event) => setDraft({ ...draft, tabMovesFocus: event.target.checked })}
+            />
+            Tab moves focus out of a terminal (also {tabFocusKeys} in a terminal)
+          </label>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.ctrlKToProgram}
+              onChange={(event) => setDraft({ ...draft, ctrlKToProgram: event.target.checked })}
+            />
+            {modKeyLabel('K')} goes to the program (the shell&apos;s kill-line), not the command
+            palette
+          </label>
+          <div className="field-help">
+            F6 always leaves a terminal (Shift+F6 to the sidebar); {accessibleViewKeys} shows its
+            text as a document.
+          </div>
+        </fieldset>
       </div>
     </Dialog>
   );

@@ -1,6 +1,7 @@
 import { useModel } from '../../app/context';
 import { modKeyLabel } from '../../app/keyboard';
-import { EmptyState } from '../../ui/EmptyState';
+import { Button } from '../../ui/Button';
+import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { LayoutView } from './LayoutView';
 import { TabStrip } from './TabStrip';
 import { useTerminals } from './use-terminals';
@@ -8,27 +9,13 @@ import { useTerminals } from './use-terminals';
 function NoTerminals() {
   const model = useModel();
   const loading = useTerminals((state) => state.loading);
-  if (loading) {
-    return (
-      <div className="empty-state" role="status">
-        <span className="spinner" />
-        Loading the terminal…
-      </div>
-    );
-  }
+  if (loading) return <LoadingState>Loading the terminal…</LoadingState>;
+  const toContainers = (): void => model.ui.getState().navigate('containers');
   return (
     <EmptyState
       icon="terminal"
       title="No terminals open"
-      actions={
-        <button
-          type="button"
-          className="btn"
-          onClick={() => model.ui.getState().navigate('containers')}
-        >
-          Go to Containers
-        </button>
-      }
+      actions={<Button onClick={toContainers}>Go to Containers</Button>}
     >
       Open a shell, attach, or run a command from a running container's details, or from the command
       palette (<kbd>{modKeyLabel('K')}</kbd>). Terminals keep running while you look at other views.

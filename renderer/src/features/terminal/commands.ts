@@ -75,8 +75,8 @@ function containerCommands(model: AppModel): Command[] {
 function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command[] {
   const active = feature.activePane();
   if (active?.content.kind !== 'terminal') return [];
-  const session = active.content.session;
-  const { recording, lastCast, phase } = session.status.getState();
+  const pane = active.content.pane;
+  const { recording, lastCast, phase } = pane.status.getState();
   const commands: Command[] = [
     {
       id: 'terminal.split.right',
@@ -107,19 +107,19 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
           id: 'terminal.record',
           title: 'Start recording the terminal',
           group: 'Terminal',
-          run: () => session.startRecording(),
+          run: () => pane.startRecording(),
         }
       : {
           id: 'terminal.record.stop',
           title: 'Stop recording the terminal',
           group: 'Terminal',
-          run: () => session.stopRecording(),
+          run: () => pane.stopRecording(),
         },
     {
       id: 'terminal.transcript',
       title: 'Export the terminal transcript (.txt)',
       group: 'Terminal',
-      run: () => exportTranscript(session),
+      run: () => exportTranscript(pane),
     },
     {
       id: 'terminal.close',
@@ -134,13 +134,13 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
         id: 'terminal.cast.download',
         title: 'Download the terminal recording (.cast)',
         group: 'Terminal',
-        run: () => downloadRecording(session),
+        run: () => downloadRecording(pane),
       },
       {
         id: 'terminal.cast.replay',
         title: 'Replay the terminal recording',
         group: 'Terminal',
-        run: () => replayRecording(model, session),
+        run: () => replayRecording(model, pane),
       },
     );
   }
@@ -149,7 +149,7 @@ function activePaneCommands(model: AppModel, feature: TerminalsFeature): Command
       id: 'terminal.reopen',
       title: 'Reopen the terminal',
       group: 'Terminal',
-      run: () => session.reopen(),
+      run: () => pane.reopen(),
     });
   }
   return commands;

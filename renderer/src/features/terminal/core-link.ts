@@ -26,6 +26,8 @@ export interface TerminalTarget {
   readonly kind: TerminalKind;
   /** exec: the argv; absent means the container's shell, which the core finds as it opens. */
   readonly command?: readonly string[];
+  /** A line the pane starts with, before any output (a debug container says where it looks). */
+  readonly banner?: string;
 }
 
 export type ConnectionPhase =

@@ -4,6 +4,8 @@ import type { ViewDefinition } from '../../app/registry';
 import { terminalsOf, terminalsViewId } from './store';
 import { TerminalsView } from './TerminalsView';
 import './terminal.css';
+import './panes.css';
+import './overlays.css';
 
 export const terminalsView: ViewDefinition = {
   id: terminalsViewId,

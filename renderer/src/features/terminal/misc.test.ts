@@ -97,11 +97,25 @@ describe('settings', () => {
       scrollback: 50_000,
       fontSize: 8,
       renderer: 'auto',
+      screenReaderMode: false,
+      tabMovesFocus: false,
+      ctrlKToProgram: false,
     });
-    expect(normalizeSettings({ scrollback: 2000.4, fontSize: 15, renderer: 'dom' })).toEqual({
+    expect(
+      normalizeSettings({
+        scrollback: 2000.4,
+        fontSize: 15,
+        renderer: 'dom',
+        screenReaderMode: true,
+        tabMovesFocus: 'yes',
+      }),
+    ).toEqual({
       scrollback: 2000,
       fontSize: 15,
       renderer: 'dom',
+      screenReaderMode: true,
+      tabMovesFocus: false,
+      ctrlKToProgram: false,
     });
   });
 });

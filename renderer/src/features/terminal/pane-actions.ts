@@ -1,12 +1,14 @@
 /** What a terminal pane offers in its menus and the palette: recordings, transcripts… */
 import { AppError, toAppErrorData } from '../../../../shared/errors';
 import { copyWithToast } from '../../app/CopyButton';
+import { isMac } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
+import { openAccessibleView } from './AccessibleView';
 import { parseCast } from './asciicast';
 import { downloadText, fileNameFor, pickFile } from './files';
 import type { MenuEntry } from './Menu';
 import { openSettingsDialog } from './SettingsDialog';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 import { shortcutLabel } from './shortcuts';
 import { terminalsOf } from './store';
 import { canReopen } from './phase';
@@ -14,25 +16,25 @@ import { canReopen } from './phase';
 /** A .cast larger than this is refused before it is read: a player holds it all. */
 const maxCastFileBytes = 64 * 1024 * 1024;
 
-export function downloadRecording(session: TerminalSession): void {
-  const cast = session.status.getState().lastCast;
+export function downloadRecording(pane: TerminalPane): void {
+  const cast = pane.status.getState().lastCast;
   if (cast !== undefined) downloadText(cast.fileName, cast.text, 'application/x-asciicast');
 }
 
-export function replayRecording(model: AppModel, session: TerminalSession): void {
-  const cast = session.status.getState().lastCast;
+export function replayRecording(model: AppModel, pane: TerminalPane): void {
+  const cast = pane.status.getState().lastCast;
   if (cast === undefined) return;
   void terminalsOf(model).openPlayer(parseCast(cast.text), cast.title);
 }
 
-export function exportTranscript(session: TerminalSession): void {
-  downloadText(fileNameFor(session.title.replace('›', ''), 'txt'), session.transcript());
+export function exportTranscript(pane: TerminalPane): void {
+  downloadText(fileNameFor(pane.title.replace('›', ''), 'txt'), pane.transcript());
 }
 
-export function exportHtml(session: TerminalSession): void {
+export function exportHtml(pane: TerminalPane): void {
   downloadText(
-    fileNameFor(session.title.replace('›', ''), 'html'),
-    session.transcriptHtml(),
+    fileNameFor(pane.title.replace('›', ''), 'html'),
+    pane.transcriptHtml(),
     'text/html',
   );
 }
@@ -69,93 +71,99 @@ function label(
 }
 
 /** The right-click menu over a terminal. */
-export function contextMenuEntries(
-  model: AppModel,
-  session: TerminalSession,
-  mac: boolean,
-): MenuEntry[] {
+export function contextMenuEntries(model: AppModel, pane: TerminalPane, mac: boolean): MenuEntry[] {
   const feature = terminalsOf(model);
-  const hasSelection = session.term.hasSelection();
+  const hasSelection = pane.term.hasSelection();
   return [
     {
       label: 'Copy',
       shortcut: label(model, mac, { action: 'copy' }),
       disabled: !hasSelection,
-      onSelect: () => void copyWithToast(model, session.term.getSelection(), 'the selection'),
+      onSelect: () => void copyWithToast(model, pane.term.getSelection(), 'the selection'),
     },
     {
       label: 'Paste',
       shortcut: label(model, mac, { action: 'paste' }),
-      onSelect: () => void session.pasteFromClipboard(),
+      onSelect: () => void pane.pasteFromClipboard(),
     },
-    { label: 'Select all', onSelect: () => session.term.selectAll() },
+    { label: 'Select all', onSelect: () => pane.term.selectAll() },
     {
       label: 'Find…',
       shortcut: label(model, mac, { action: 'find' }),
-      onSelect: () => feature.setFinding(session.paneId, true),
+      onSelect: () => feature.setFinding(pane.paneId, true),
     },
-    { label: 'Clear', onSelect: () => session.term.clear() },
+    { label: 'Clear', onSelect: () => pane.term.clear() },
     'separator',
     {
       label: 'Split right',
       shortcut: label(model, mac, { action: 'split', direction: 'right' }),
-      onSelect: () => feature.split('right', session.paneId),
+      onSelect: () => feature.split('right', pane.paneId),
     },
     {
       label: 'Split down',
       shortcut: label(model, mac, { action: 'split', direction: 'down' }),
-      onSelect: () => feature.split('down', session.paneId),
+      onSelect: () => feature.split('down', pane.paneId),
     },
     'separator',
     {
       label: 'Close pane',
       shortcut: label(model, mac, { action: 'close-pane' }),
-      onSelect: () => feature.closePane(session.paneId),
+      onSelect: () => feature.closePane(pane.paneId),
     },
   ];
 }
 
-/** The pane header's "More" menu: sessions, recordings, transcripts, settings. */
-export function moreMenuEntries(model: AppModel, session: TerminalSession): MenuEntry[] {
+/** The pane header's "More" menu: the terminal, recordings, transcripts, settings. */
+export function moreMenuEntries(model: AppModel, pane: TerminalPane): MenuEntry[] {
   const feature = terminalsOf(model);
-  const { phase, recording, lastCast } = session.status.getState();
+  const { phase, recording, lastCast } = pane.status.getState();
   return [
     recording === undefined
       ? {
           label: 'Start recording',
           disabled: phase.phase === 'ended',
-          onSelect: () => session.startRecording(),
+          onSelect: () => pane.startRecording(),
         }
-      : { label: 'Stop recording', onSelect: () => session.stopRecording() },
+      : { label: 'Stop recording', onSelect: () => pane.stopRecording() },
     {
       label: 'Download recording (.cast)',
       disabled: lastCast === undefined,
-      onSelect: () => downloadRecording(session),
+      onSelect: () => downloadRecording(pane),
     },
     {
       label: 'Replay recording',
       disabled: lastCast === undefined,
-      onSelect: () => replayRecording(model, session),
+      onSelect: () => replayRecording(model, pane),
     },
     'separator',
-    { label: 'Export transcript (.txt)', onSelect: () => exportTranscript(session) },
-    { label: 'Export with colours (.html)', onSelect: () => exportHtml(session) },
+    { label: 'Export transcript (.txt)', onSelect: () => exportTranscript(pane) },
+    { label: 'Export with colours (.html)', onSelect: () => exportHtml(pane) },
     {
       label: 'Copy all output',
-      onSelect: () => void copyWithToast(model, session.transcript(), 'the output'),
+      onSelect: () => void copyWithToast(model, pane.transcript(), 'the output'),
     },
     'separator',
     {
       label: 'New tab like this one',
-      onSelect: () => feature.duplicate(session.paneId),
+      onSelect: () => feature.duplicate(pane.paneId),
     },
-    { label: 'Reopen', disabled: !canReopen(phase), onSelect: () => session.reopen() },
+    { label: 'Reopen', disabled: !canReopen(phase), onSelect: () => pane.reopen() },
     {
       label: phase.phase === 'live' && phase.info.kind === 'attach' ? 'Detach' : 'End session',
       disabled: phase.phase !== 'live',
-      onSelect: () => session.close(),
+      onSelect: () => pane.close(),
     },
     'separator',
+    {
+      label: 'Show the text (accessible view)',
+      shortcut: label(model, isMac(), { action: 'accessible-view' }),
+      onSelect: () => openAccessibleView(model, pane),
+    },
+    {
+      label: feature.state.settings.tabMovesFocus ? 'Tab goes to the terminal' : 'Tab moves focus',
+      shortcut: label(model, isMac(), { action: 'tab-focus' }),
+      onSelect: () => feature.toggleTabMovesFocus(),
+    },
     { label: 'Terminal settings…', onSelect: () => openSettingsDialog(model) },
   ];
 }

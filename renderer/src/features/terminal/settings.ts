@@ -11,12 +11,24 @@ export interface TerminalSettings {
    * renderer); `webgl` always when available; `dom` never.
    */
   readonly renderer: RendererPreference;
+  /**
+   * xterm's screen-reader mode: output goes to a live region and the buffer to an
+   * accessibility tree a screen reader can read line by line. Costs some speed.
+   */
+  readonly screenReaderMode: boolean;
+  /** Tab and Shift+Tab move focus out of the terminal instead of going to the program (Ctrl+M). */
+  readonly tabMovesFocus: boolean;
+  /** Ctrl+K in a terminal: the command palette (default) or the program (readline's kill-line). */
+  readonly ctrlKToProgram: boolean;
 }
 
 export const defaultSettings: TerminalSettings = {
   scrollback: 10_000,
   fontSize: 13,
   renderer: 'auto',
+  screenReaderMode: false,
+  tabMovesFocus: false,
+  ctrlKToProgram: false,
 };
 
 /** Scrollback costs about 12 bytes a cell: 50,000 lines of 200 columns is 120 MB a terminal. */
@@ -28,6 +40,10 @@ const storageKey = 'porthole.terminal.settings';
 function clampInteger(value: unknown, min: number, max: number, fallback: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, Math.round(value)));
+}
+
+function flag(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
 }
 
 /** Whatever was stored (or typed), made valid. */
@@ -52,6 +68,9 @@ export function normalizeSettings(value: unknown): TerminalSettings {
       renderer === 'webgl' || renderer === 'dom' || renderer === 'auto'
         ? renderer
         : defaultSettings.renderer,
+    screenReaderMode: flag(input.screenReaderMode, defaultSettings.screenReaderMode),
+    tabMovesFocus: flag(input.tabMovesFocus, defaultSettings.tabMovesFocus),
+    ctrlKToProgram: flag(input.ctrlKToProgram, defaultSettings.ctrlKToProgram),
   };
 }
 

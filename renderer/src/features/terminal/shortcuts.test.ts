@@ -19,7 +19,6 @@ describe('terminalShortcut on Linux and Windows', () => {
     for (const event of [
       key('c', { ctrlKey: true }), // SIGINT
       key('v', { ctrlKey: true }),
-      key('k', { ctrlKey: true }),
       key('w', { ctrlKey: true }),
       key('r', { ctrlKey: true }),
       key('ArrowLeft', { ctrlKey: true }),
@@ -53,6 +52,21 @@ describe('terminalShortcut on Linux and Windows', () => {
     expect(linux(key('P', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'palette' });
     expect(linux(key('3', { ctrlKey: true }))).toEqual({ action: 'app' });
   });
+
+  it('has the keys out of a terminal and to its text', () => {
+    expect(linux(key('k', { ctrlKey: true }))).toEqual({ action: 'open-palette' });
+    expect(linux(key('F6'))).toEqual({ action: 'leave', step: 1 });
+    expect(linux(key('F6', { shiftKey: true }))).toEqual({ action: 'leave', step: -1 });
+    expect(linux(key('m', { ctrlKey: true }))).toEqual({ action: 'tab-focus' });
+    expect(linux(key('F2', { altKey: true }))).toEqual({ action: 'accessible-view' });
+    expect(linux(key('F6', { ctrlKey: true }))).toBeUndefined();
+    expect(linux(key('m', { ctrlKey: true, shiftKey: true }))).toBeUndefined();
+    // The same in a browser window.
+    expect(terminalShortcut(key('F6'), false, true)).toEqual({ action: 'leave', step: 1 });
+    expect(terminalShortcut(key('m', { ctrlKey: true }), false, true)).toEqual({
+      action: 'tab-focus',
+    });
+  });
 });
 
 describe('terminalShortcut on macOS', () => {
@@ -70,7 +84,9 @@ describe('terminalShortcut on macOS', () => {
       action: 'focus',
       direction: 'left',
     });
-    expect(mac(key('k', { metaKey: true }))).toEqual({ action: 'app' });
+    expect(mac(key('k', { metaKey: true }))).toEqual({ action: 'open-palette' });
+    expect(mac(key('m', { ctrlKey: true }))).toBeUndefined(); // Ctrl+M is the program's Enter
+    expect(mac(key('M', { ctrlKey: true, shiftKey: true }))).toEqual({ action: 'tab-focus' });
     expect(mac(key('c', { metaKey: true }))).toBeUndefined(); // the browser's copy event
   });
 });

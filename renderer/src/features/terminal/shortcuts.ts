@@ -16,6 +16,14 @@ export type TerminalShortcut =
   | { readonly action: 'focus'; readonly direction: FocusDirection }
   | { readonly action: 'tab'; readonly step: 1 | -1 }
   | { readonly action: 'palette' }
+  /** Ctrl/⌘+K: the palette, as everywhere in the app, unless the settings give it to the program. */
+  | { readonly action: 'open-palette' }
+  /** F6 (Shift+F6 backwards): out of the terminal, whatever the program, to the tab strip. */
+  | { readonly action: 'leave'; readonly step: 1 | -1 }
+  /** Ctrl+M (⌃⇧M on macOS, as in VS Code): Tab moves focus instead of going to the program. */
+  | { readonly action: 'tab-focus' }
+  /** Alt+F2 (⌥F2), as in VS Code: the terminal's text as a document to read. */
+  | { readonly action: 'accessible-view' }
   /** Not the terminal's: let the app have it (Ctrl+1…9 switch views). */
   | { readonly action: 'app' };
 
@@ -73,7 +81,7 @@ export function terminalShortcut(
   browser = false,
 ): TerminalShortcut | undefined {
   if (browser) {
-    const own = browserShortcut(event);
+    const own = browserShortcut(event) ?? accessibilityShortcut(event, mac);
     if (own !== undefined) return own;
     const desktop = desktopShortcut(event, mac);
     return desktop === undefined || keptByBrowser(desktop, event, mac) ? undefined : desktop;
@@ -81,7 +89,24 @@ export function terminalShortcut(
   return desktopShortcut(event, mac);
 }
 
+/**
+ * The keys that get a keyboard user out of a terminal or to its text: the same on every
+ * platform and in a browser window (browsers leave F6 and Alt+F2 to a page that takes them).
+ */
+function accessibilityShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undefined {
+  const plain = !event.ctrlKey && !event.altKey && !event.metaKey;
+  if (event.key === 'F6' && plain) return { action: 'leave', step: event.shiftKey ? -1 : 1 };
+  if (event.key === 'F2' && event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey)
+    return { action: 'accessible-view' };
+  const m = event.code === 'KeyM' || event.key.toLowerCase() === 'm';
+  if (m && event.ctrlKey && !event.altKey && !event.metaKey && event.shiftKey === mac)
+    return { action: 'tab-focus' };
+  return undefined;
+}
+
 function desktopShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undefined {
+  const own = accessibilityShortcut(event, mac);
+  if (own !== undefined) return own;
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   if (mac) {
     if (!event.metaKey || event.ctrlKey) return undefined;
@@ -95,7 +120,8 @@ function desktopShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undef
     if (event.shiftKey && (key === '[' || key === '{')) return { action: 'tab', step: -1 };
     if (event.shiftKey && (key === ']' || key === '}')) return { action: 'tab', step: 1 };
     if (event.shiftKey && key === 'p') return { action: 'palette' };
-    if (/^[1-9]$/.test(key) || key === 'k') return { action: 'app' };
+    if (key === 'k') return { action: 'open-palette' };
+    if (/^[1-9]$/.test(key)) return { action: 'app' };
     return undefined;
   }
   if (event.metaKey) return undefined;
@@ -125,6 +151,7 @@ function desktopShortcut(event: KeyLike, mac: boolean): TerminalShortcut | undef
     }
     return undefined;
   }
+  if (key === 'k') return { action: 'open-palette' };
   if (key === 'PageUp') return { action: 'tab', step: -1 };
   if (key === 'PageDown') return { action: 'tab', step: 1 };
   const zoom = zoomStep(key);
@@ -169,6 +196,14 @@ export function shortcutLabel(
       return `Ctrl+${shortcut.step === 1 ? 'PageDown' : 'PageUp'}`;
     case 'palette':
       return `${mac ? '⇧⌘' : 'Ctrl+Shift+'}P`;
+    case 'open-palette':
+      return mac ? '⌘K' : 'Ctrl+K';
+    case 'leave':
+      return shortcut.step === 1 ? 'F6' : `${shift}F6`;
+    case 'tab-focus':
+      return mac ? '⌃⇧M' : 'Ctrl+M';
+    case 'accessible-view':
+      return mac ? '⌥F2' : 'Alt+F2';
     case 'app':
       return undefined;
   }

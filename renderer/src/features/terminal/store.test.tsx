@@ -5,7 +5,7 @@ import { App } from '../../app/App';
 import { createAppModel, type AppModel } from '../../app/model';
 import { mountView } from '../../app/testing';
 import { paneIds } from './layout';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 import { terminalsOf, type TerminalsFeature } from './store';
 import { fakeTerminalCore, installInertCanvas, type FakeTerminalCore } from './testing';
 
@@ -50,10 +50,10 @@ async function settle(check: () => void): Promise<void> {
 
 const target = { nodeId: 'n1', containerId: 'c1', containerName: 'web', kind: 'exec' } as const;
 
-function sessionOf(feature: TerminalsFeature, paneId: string | undefined): TerminalSession {
+function paneOf(feature: TerminalsFeature, paneId: string | undefined): TerminalPane {
   const content = paneId === undefined ? undefined : feature.state.panes.get(paneId);
   if (content?.kind !== 'terminal') throw new Error(`no terminal in ${paneId}`);
-  return content.session;
+  return content.pane;
 }
 
 describe('the Terminals view', () => {
@@ -65,18 +65,18 @@ describe('the Terminals view', () => {
     });
     expect(app.model.ui.getState().view).toBe('terminals');
     await settle(() => expect(app.core.opened).toHaveLength(1));
-    const session = sessionOf(app.feature, paneId);
-    const pane = (): Element | null =>
+    const pane = paneOf(app.feature, paneId);
+    const section = (): Element | null =>
       app.root.querySelector('section[aria-label^="Terminal web"]');
-    await settle(() => expect(pane()?.contains(session.element)).toBe(true));
+    await settle(() => expect(section()?.contains(pane.element)).toBe(true));
 
     act(() => app.model.ui.getState().navigate('nodes'));
-    expect(pane()).toBeNull();
-    expect(session.element.isConnected).toBe(false);
+    expect(section()).toBeNull();
+    expect(pane.element.isConnected).toBe(false);
     act(() => app.model.ui.getState().navigate('terminals'));
-    await settle(() => expect(pane()?.contains(session.element)).toBe(true));
+    await settle(() => expect(section()?.contains(pane.element)).toBe(true));
     // The same xterm, never reopened or closed.
-    expect(sessionOf(app.feature, paneId)).toBe(session);
+    expect(paneOf(app.feature, paneId)).toBe(pane);
     expect(app.core.opened).toHaveLength(1);
     expect(app.core.closed).toEqual([]);
     expect(app.root.querySelector('[role="tab"][aria-selected="true"]')?.textContent).toContain(

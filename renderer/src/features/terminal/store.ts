@@ -1,8 +1,8 @@
 /**
  * The terminals of a window: tabs of split layouts over panes, each pane a live terminal
- * session or a recording's player. Feature state on the AppModel (`terminalsOf(model)`),
- * so it outlives the Terminals view: leaving the view or switching tabs never ends or
- * redraws a terminal; closing its pane (or the window) does.
+ * (`TerminalPane`) or a recording's player (`CastPlayer`). Feature state on the AppModel
+ * (`terminalsOf(model)`), so it outlives the Terminals view: leaving the view or switching
+ * tabs never ends or redraws a terminal; closing its pane (or the window) does.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData } from '../../../../shared/errors';
@@ -10,6 +10,8 @@ import type { Disposable } from '../../../../shared/lifecycle';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
+import { rescueFocus } from '../../ui/focus';
+import { openAccessibleView } from './AccessibleView';
 import type { Cast } from './asciicast';
 import type { TerminalTarget } from './core-link';
 import { installTerminalDebug } from './debug';
@@ -26,7 +28,7 @@ import {
   type SplitDirection,
 } from './layout';
 import { CastPlayer } from './player';
-import { TerminalSession } from './session';
+import { TerminalPane } from './pane';
 import {
   defaultSettings,
   fontSizeLimits,
@@ -42,7 +44,7 @@ import { loadXterm, type XtermModules } from './xterm-modules';
 export const terminalsViewId = 'terminals';
 
 export type PaneContent =
-  | { readonly kind: 'terminal'; readonly session: TerminalSession }
+  | { readonly kind: 'terminal'; readonly pane: TerminalPane }
   | { readonly kind: 'player'; readonly player: CastPlayer };
 
 export interface TerminalTab {
@@ -67,8 +69,8 @@ export type Placement =
   | { readonly kind: 'tab' }
   | { readonly kind: 'split'; readonly direction: SplitDirection; readonly beside: string };
 
-export function contentOf(content: PaneContent): CastPlayer | TerminalSession {
-  return content.kind === 'terminal' ? content.session : content.player;
+export function contentOf(content: PaneContent): CastPlayer | TerminalPane {
+  return content.kind === 'terminal' ? content.pane : content.player;
 }
 
 export class TerminalsFeature implements Disposable {
@@ -99,10 +101,10 @@ export class TerminalsFeature implements Disposable {
             ? [
                 {
                   paneId,
-                  title: content.session.title,
-                  term: content.session.term,
-                  bytesReceived: () => content.session.bytesReceived,
-                  twin: () => content.session.twin(),
+                  title: content.pane.title,
+                  term: content.pane.term,
+                  bytesReceived: () => content.pane.bytesReceived,
+                  twin: () => content.pane.twin(),
                 },
               ]
             : [],
@@ -137,7 +139,7 @@ export class TerminalsFeature implements Disposable {
     const modules = await this.modules();
     if (modules === undefined || this.disposed) return undefined;
     const paneId = this.id('pane');
-    const session = new TerminalSession(paneId, target, {
+    const pane = new TerminalPane(paneId, target, {
       client: this.model.client,
       modules,
       settings: () => this.state.settings,
@@ -146,7 +148,7 @@ export class TerminalsFeature implements Disposable {
       browser: this.model.client.mode === 'browser',
       onShortcut: (from, shortcut) => this.onShortcut(from.paneId, shortcut),
     });
-    this.place(paneId, { kind: 'terminal', session }, placement);
+    this.place(paneId, { kind: 'terminal', pane }, placement);
     return paneId;
   }
 
@@ -169,7 +171,7 @@ export class TerminalsFeature implements Disposable {
   split(direction: SplitDirection, paneId = this.activePane()?.paneId): void {
     const content = paneId === undefined ? undefined : this.state.panes.get(paneId);
     if (paneId === undefined || content?.kind !== 'terminal') return;
-    void this.openTerminal(content.session.sameTarget, {
+    void this.openTerminal(content.pane.sameTarget, {
       kind: 'split',
       direction,
       beside: paneId,
@@ -180,7 +182,7 @@ export class TerminalsFeature implements Disposable {
   duplicate(paneId = this.activePane()?.paneId): void {
     const content = paneId === undefined ? undefined : this.state.panes.get(paneId);
     if (content?.kind !== 'terminal') return;
-    void this.openTerminal(content.session.sameTarget);
+    void this.openTerminal(content.pane.sameTarget);
   }
 
   /** Closes a pane and ends its terminal; the last pane of a tab closes the tab. */
@@ -219,7 +221,12 @@ export class TerminalsFeature implements Disposable {
     this.focusSoon(activePaneId);
   }
 
-  closeTab(tabId: string): void {
+  /**
+   * Closes a tab and ends its terminals. Focus goes to the next tab's terminal, or with
+   * `focus: 'tab'` (closed from the tab strip by keyboard) stays with the strip; with no tab
+   * left, to the view's home.
+   */
+  closeTab(tabId: string, options: { readonly focus?: 'pane' | 'tab' } = {}): void {
     const tab = this.state.tabs.find((candidate) => candidate.id === tabId);
     if (tab === undefined) return;
     const panes = new Map(this.state.panes);
@@ -230,14 +237,16 @@ export class TerminalsFeature implements Disposable {
       panes.delete(paneId);
       finding.delete(paneId);
     }
-    this.store.setState({ panes, finding, ...this.withoutTab(tabId) });
+    this.store.setState({ panes, finding, ...this.withoutTab(tabId, options.focus ?? 'pane') });
+    rescueFocus();
   }
 
-  activateTab(tabId: string): void {
+  /** Selects a tab; its terminal gets the focus, unless `focus: 'tab'` (arrows on the strip). */
+  activateTab(tabId: string, options: { readonly focus?: 'pane' | 'tab' } = {}): void {
     const tab = this.state.tabs.find((candidate) => candidate.id === tabId);
     if (tab === undefined) return;
     this.store.setState({ activeTabId: tabId });
-    this.focusSoon(tab.activePaneId);
+    if (options.focus !== 'tab') this.focusSoon(tab.activePaneId);
   }
 
   cycleTab(step: 1 | -1): void {
@@ -316,10 +325,10 @@ export class TerminalsFeature implements Disposable {
     const content = this.state.panes.get(paneId);
     switch (shortcut.action) {
       case 'copy':
-        if (content?.kind === 'terminal') void content.session.copySelection();
+        if (content?.kind === 'terminal') void content.pane.copySelection();
         return;
       case 'paste':
-        if (content?.kind === 'terminal') void content.session.pasteFromClipboard();
+        if (content?.kind === 'terminal') void content.pane.pasteFromClipboard();
         return;
       case 'find':
         this.setFinding(paneId, true);
@@ -342,9 +351,45 @@ export class TerminalsFeature implements Disposable {
       case 'palette':
         this.model.ui.getState().setPaletteOpen(true);
         return;
+      case 'leave':
+        this.leave(shortcut.step);
+        return;
+      case 'tab-focus':
+        this.toggleTabMovesFocus();
+        return;
+      case 'accessible-view':
+        if (content?.kind === 'terminal') openAccessibleView(this.model, content.pane);
+        return;
+      case 'open-palette':
       case 'app':
         return;
     }
+  }
+
+  /**
+   * F6: out of the terminal to its tab in the strip (from where Tab goes on through the
+   * page); Shift+F6: back to the sidebar, on the current view.
+   */
+  leave(step: 1 | -1): void {
+    const target =
+      step === 1 && this.state.activeTabId !== undefined
+        ? document.getElementById(tabElementId(this.state.activeTabId))
+        : document.querySelector<HTMLElement>('nav [aria-current="page"]');
+    target?.focus();
+  }
+
+  /** Ctrl+M: Tab and Shift+Tab move focus (on) or go to the program (off); said in a toast. */
+  toggleTabMovesFocus(): void {
+    const on = !this.state.settings.tabMovesFocus;
+    this.updateSettings({ tabMovesFocus: on });
+    this.model.toasts.getState().show({
+      tone: 'info',
+      title: on ? 'Tab moves focus' : 'Tab goes to the terminal',
+      body: on
+        ? 'Tab and Shift+Tab now leave the terminal. Ctrl+M gives them back to the program.'
+        : 'Tab and Shift+Tab now go to the program. Ctrl+M or F6 to leave the terminal.',
+      topic: 'terminal-tab-focus',
+    });
   }
 
   /** Terminal panes in tab order, then reading order within each tab. */
@@ -404,13 +449,16 @@ export class TerminalsFeature implements Disposable {
     this.focusSoon(paneId);
   }
 
-  private withoutTab(tabId: string): Pick<TerminalsState, 'tabs' | 'activeTabId'> {
+  private withoutTab(
+    tabId: string,
+    focus: 'pane' | 'tab' = 'pane',
+  ): Pick<TerminalsState, 'tabs' | 'activeTabId'> {
     const { tabs, activeTabId } = this.state;
     const index = tabs.findIndex((tab) => tab.id === tabId);
     const rest = tabs.filter((tab) => tab.id !== tabId);
     if (activeTabId !== tabId) return { tabs: rest, activeTabId };
     const next = rest[Math.min(index, rest.length - 1)];
-    if (next !== undefined) this.focusSoon(next.activePaneId);
+    if (next !== undefined && focus === 'pane') this.focusSoon(next.activePaneId);
     return { tabs: rest, activeTabId: next?.id };
   }
 
@@ -428,6 +476,11 @@ export class TerminalsFeature implements Disposable {
     this.nextId += 1;
     return id;
   }
+}
+
+/** The DOM id of a tab's `tab` element in the strip: where F6 takes the focus. */
+export function tabElementId(tabId: string): string {
+  return `terminal-tab-${tabId}`;
 }
 
 const terminalsState = new FeatureState('terminals', (owner) => new TerminalsFeature(owner));

@@ -18,6 +18,8 @@ import {
 export interface Column<Row> {
   readonly id: string;
   readonly header: string;
+  /** The header is for assistive technology only (a checkbox or an actions column). */
+  readonly headerHidden?: boolean;
   /** Minimum width in pixels (the whole width for a fixed column). */
   readonly width: number;
   /** Share of the spare width (a CSS `fr`); fixed width when absent. */
@@ -247,6 +249,10 @@ export function VirtualTable<Row extends { readonly key: string }>({
 
   const handleKeyDown = (event: KeyboardEvent): void => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    // A control in a cell (a button, a link, a checkbox) keeps its own keys: Enter and
+    // Space press it, they don't open or toggle the row.
+    if (event.target !== event.currentTarget && (event.key === 'Enter' || event.key === ' '))
+      return;
     const current = selectedIndex;
     switch (event.key) {
       case 'ArrowDown':
@@ -291,6 +297,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
       aria-colcount={columns.length}
       aria-activedescendant={activeDescendant}
       tabIndex={0}
+      data-focus-home
       onKeyDown={handleKeyDown}
     >
       <div
@@ -301,19 +308,23 @@ export function VirtualTable<Row extends { readonly key: string }>({
       >
         {columns.map((column) => {
           const sorted = sort?.column === column.id;
-          const ariaSort = sorted
-            ? sort.direction === 'asc'
-              ? 'ascending'
-              : 'descending'
-            : 'none';
+          const sortable = column.sortable === true && onSort !== undefined;
+          // aria-sort only where sorting is possible: "none" says "sortable, not sorted".
+          const ariaSort = !sortable
+            ? undefined
+            : sorted
+              ? sort.direction === 'asc'
+                ? 'ascending'
+                : 'descending'
+              : 'none';
           const className = column.align === 'end' ? 'table-header-cell end' : 'table-header-cell';
           return (
             <div key={column.id} role="columnheader" aria-sort={ariaSort} className={className}>
-              {column.sortable === true && onSort !== undefined ? (
+              {sortable ? (
                 <button
                   type="button"
                   className="table-sort"
-                  tabIndex={-1}
+                  title={`Sort by ${column.header}`}
                   onClick={() => onSort(column.id)}
                 >
                   {column.header}
@@ -321,12 +332,15 @@ export function VirtualTable<Row extends { readonly key: string }>({
                     {sortArrow(sort, column.id)}
                   </span>
                 </button>
+              ) : column.headerHidden === true ? (
+                <span className="visually-hidden">{column.header}</span>
               ) : (
                 column.header
               )}
               {column.resizable === true && (
                 <ColumnResizer
                   header={column.header}
+                  width={column.width}
                   onResize={(next) => setColumnWidth(column.id, next)}
                 />
               )}

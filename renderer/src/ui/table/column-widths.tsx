@@ -76,9 +76,12 @@ export function withWidths<
  */
 export function ColumnResizer({
   header,
+  width,
   onResize,
 }: {
   header: string;
+  /** The column's width as set (its minimum when grown by spare space). */
+  width: number;
   onResize: (width: number | undefined) => void;
 }) {
   const start = useRef<{ x: number; width: number } | undefined>(undefined);
@@ -91,6 +94,9 @@ export function ColumnResizer({
       role="separator"
       aria-orientation="vertical"
       aria-label={`Resize the ${header} column`}
+      aria-valuenow={Math.round(width)}
+      aria-valuemin={minColumnWidth}
+      aria-valuetext={`${Math.round(width)} pixels`}
       title={`Drag to resize the ${header} column; double-click for its default width`}
       tabIndex={0}
       onPointerDown={(event) => {

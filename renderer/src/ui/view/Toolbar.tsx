@@ -119,3 +119,44 @@ export function ToolbarStatus({ children, live = true }: { children: ReactNode; 
     </>
   );
 }
+
+/**
+ * A find bar's "Match case" and "Regular expression" toggles (the terminal's and the
+ * log's), pressed while on. `className` is the bar's own button style.
+ */
+export function MatchToggles({
+  className,
+  caseSensitive,
+  regex,
+  onCaseSensitive,
+  onRegex,
+}: {
+  className: string;
+  caseSensitive: boolean;
+  regex: boolean;
+  onCaseSensitive: (on: boolean) => void;
+  onRegex: (on: boolean) => void;
+}) {
+  return (
+    <>
+      <button
+        type="button"
+        className={className}
+        aria-pressed={caseSensitive}
+        title="Match case"
+        onClick={() => onCaseSensitive(!caseSensitive)}
+      >
+        Aa
+      </button>
+      <button
+        type="button"
+        className={className}
+        aria-pressed={regex}
+        title="Regular expression"
+        onClick={() => onRegex(!regex)}
+      >
+        .*
+      </button>
+    </>
+  );
+}

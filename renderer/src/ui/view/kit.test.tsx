@@ -181,4 +181,12 @@ describe('FormActions', () => {
     expect((submit as HTMLButtonElement | null)?.disabled).toBe(true);
     expect(submit?.querySelector('.spinner')).not.toBeNull();
   });
+
+  it('opens a confirmation of something destructive on Cancel', async () => {
+    const element = await mount(
+      <FormActions submitLabel="Remove" onCancel={() => {}} danger autofocus="cancel" />,
+    );
+    const focused = [...element.querySelectorAll('[data-autofocus]')];
+    expect(focused.map((button) => button.textContent)).toEqual(['Cancel']);
+  });
 });

@@ -1,13 +1,13 @@
 /**
- * Port-forward over SPDY/3.1: one session per forward (`portforward.k8s.io`), one stream
+ * Port-forward over SPDY/3.1: one SPDY connection per forward (`portforward.k8s.io`), one stream
  * pair per TCP connection. The pair is `error` (we never write there, so it is opened with
- * FIN) then `data`, both naming the port and a request id unique within the session; the
+ * FIN) then `data`, both naming the port and a request id unique within the connection; the
  * runtime then dials localhost:<port> inside the pod's network namespace and splices it
  * to the data stream, or writes why it could not on the error stream.
  */
 import type { AppError } from '../../../../../shared/errors';
 import type { Disposable } from '../../../../../shared/lifecycle';
-import type { SpdySession, SpdyStream } from '../spdy';
+import type { SpdyConnection, SpdyStream } from '../spdy';
 import { TaskQueue } from '../../tasks';
 import { collectText } from './text';
 import type { PortForwardTransport, RemoteConnection } from './types';
@@ -18,7 +18,7 @@ export const SPDY_PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 /** The runtimes allow 30 s for a pair; a healthy one answers in well under a millisecond. */
 export const DEFAULT_PAIR_TIMEOUT_MS = 10_000;
 /**
- * Pairs waiting for their SYN_REPLYs at once. Far below the session's limit on queued
+ * Pairs waiting for their SYN_REPLYs at once. Far below the connection's limit on queued
  * creates (256), and enough that a burst of connections isn't served one round trip at a time.
  */
 const PAIRS_IN_FLIGHT = 16;
@@ -62,35 +62,35 @@ export class SpdyPortForwardTransport implements PortForwardTransport {
   private isClosed = false;
 
   constructor(
-    private readonly session: SpdySession,
+    private readonly connection: SpdyConnection,
     private readonly pairTimeoutMs = DEFAULT_PAIR_TIMEOUT_MS,
   ) {
-    session.onDidClose(() => {
+    connection.onDidClose(() => {
       this.isClosed = true;
     });
   }
 
   get protocol(): string {
-    return this.session.protocol;
+    return this.connection.protocol;
   }
 
   get closed(): boolean {
-    return this.isClosed || this.session.closed;
+    return this.isClosed || this.connection.closed;
   }
 
   open(remotePort: number): Promise<RemoteConnection> {
     const port = String(remotePort);
     const requestid = String(this.nextRequestId++);
     const timeoutMs = this.pairTimeoutMs;
-    // Both SYN_STREAMs go out back to back, error first: the session writes them in call
+    // Both SYN_STREAMs go out back to back, error first: the connection writes them in call
     // order, so ids increase and a pair is never split by another connection's streams.
     return this.queue.run(async () => {
       const [errorResult, dataResult] = await Promise.allSettled([
-        this.session.createStream(
+        this.connection.createStream(
           { streamtype: 'error', port, requestid },
           { fin: true, timeoutMs },
         ),
-        this.session.createStream({ streamtype: 'data', port, requestid }, { timeoutMs }),
+        this.connection.createStream({ streamtype: 'data', port, requestid }, { timeoutMs }),
       ]);
       if (errorResult.status === 'fulfilled' && dataResult.status === 'fulfilled') {
         return new SpdyRemoteConnection(remotePort, errorResult.value, dataResult.value);
@@ -105,11 +105,11 @@ export class SpdyPortForwardTransport implements PortForwardTransport {
   }
 
   onDidClose(listener: (error?: AppError) => void): Disposable {
-    return this.session.onDidClose(listener);
+    return this.connection.onDidClose(listener);
   }
 
   dispose(): void {
     this.isClosed = true;
-    this.session.dispose();
+    this.connection.dispose();
   }
 }

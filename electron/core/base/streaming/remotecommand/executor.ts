@@ -15,7 +15,7 @@ import { AppError, isAppError } from '../../../../../shared/errors';
 import type { Dialer, StreamTlsOptions } from '../dial';
 import { shouldFallback, UnmetRequirementError, withFallback } from '../fallback';
 import { handlerFor, transportNames, type TransportKind } from './handlers';
-import { Session, type AttemptRecord, type RemoteCommandSession } from './session';
+import { RemoteCommandImpl, type AttemptRecord, type RemoteCommand } from './remote-command';
 import type {
   ConnectOptions,
   RemoteStreams,
@@ -141,7 +141,7 @@ function withAttempts(error: unknown, attempts: readonly AttemptRecord[]): unkno
 export async function openRemoteCommandWith(
   transports: Transports,
   options: RemoteCommandOptions,
-): Promise<RemoteCommandSession> {
+): Promise<RemoteCommand> {
   validate(options);
   const choice = options.transport ?? 'auto';
   const timeoutMs = options.timeoutMs ?? defaultSetupTimeoutMs;
@@ -237,7 +237,13 @@ export async function openRemoteCommandWith(
   } catch (error) {
     throw withAttempts(error, attempts);
   }
-  const session = new Session(streams, attempts, options.kind, options.signal, limitation);
+  const session = new RemoteCommandImpl(
+    streams,
+    attempts,
+    options.kind,
+    options.signal,
+    limitation,
+  );
   if (options.tty) session.sendInitialSize(options.initialSize);
   return session;
 }

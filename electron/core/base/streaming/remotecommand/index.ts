@@ -1,12 +1,12 @@
 import { openRemoteCommandWith, type RemoteCommandOptions } from './executor';
-import type { RemoteCommandSession } from './session';
+import type { RemoteCommand } from './remote-command';
 import { defaultTransports } from './transports';
 
 /**
  * Runs exec or attach and returns the live session. Rejects with an AppError (the RPC's,
  * the last attempt's, or invalid options) and never leaves a connection behind.
  */
-export function openRemoteCommand(options: RemoteCommandOptions): Promise<RemoteCommandSession> {
+export function openRemoteCommand(options: RemoteCommandOptions): Promise<RemoteCommand> {
   return openRemoteCommandWith(defaultTransports, options);
 }
 
@@ -22,8 +22,8 @@ export type {
   Negotiated,
   RemoteCommandCapabilities,
   RemoteCommandResult,
-  RemoteCommandSession,
-} from './session';
+  RemoteCommand,
+} from './remote-command';
 export type {
   StreamConnection,
   StreamFlags,

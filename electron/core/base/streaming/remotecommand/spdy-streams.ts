@@ -1,13 +1,13 @@
 /**
  * The SPDY transport for exec/attach: one SPDY stream per stream type, named by its
- * `streamtype` header, on the session layer in ../spdy (our own, because spdy-transport
- * loses data against the runtimes' spdystream: see ../spdy/session.ts). Which streams, and
+ * `streamtype` header, on the SPDY connection in ../spdy (our own, because spdy-transport
+ * loses data against the runtimes' spdystream: see ../spdy/connection.ts). Which streams, and
  * what they carry, is the protocol handler's (handlers.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import { AppError } from '../../../../../shared/errors';
 import { logger } from '../../log';
-import type { SpdySession, SpdyStream, SpdyUpgrade } from '../spdy';
+import type { SpdyConnection, SpdyStream, SpdyUpgrade } from '../spdy';
 import { offeredProtocols } from './handlers';
 import {
   upgradeOptions,
@@ -19,7 +19,7 @@ import {
 } from './streams';
 
 /**
- * Stream errors also surface through the session result; this keeps an unobserved one from
+ * Stream errors also surface through the command's result; this keeps an unobserved one from
  * crashing the process, and logs it.
  */
 const swallow = logger('streaming').failure('A remote-command SPDY stream failed');
@@ -32,13 +32,13 @@ class SpdyStreamConnection implements StreamConnection {
   private failure: AppError | undefined;
   private disposed = false;
 
-  /** `deadline` (epoch ms) bounds every stream's SYN_REPLY: the session's own timer. */
+  /** `deadline` (epoch ms) bounds every stream's SYN_REPLY: the connection's own timer. */
   constructor(
-    private readonly session: SpdySession,
+    private readonly connection: SpdyConnection,
     private readonly deadline: number,
   ) {
     this.closed = new Promise((resolve) => {
-      session.onDidClose((error) => {
+      connection.onDidClose((error) => {
         const failure = this.failure ?? (this.disposed ? undefined : error);
         resolve({ local: this.disposed, ...(failure !== undefined && { failure }) });
       });
@@ -46,7 +46,7 @@ class SpdyStreamConnection implements StreamConnection {
   }
 
   get protocol(): string {
-    return this.session.protocol;
+    return this.connection.protocol;
   }
 
   openOutput(type: StreamType): Promise<Readable> {
@@ -64,13 +64,13 @@ class SpdyStreamConnection implements StreamConnection {
     }
     const stream = await this.open(type);
     // The server never writes on the streams we write, but their readable sides still end
-    // (RST at teardown): keep them flowing so the session never waits on an unread stream.
+    // (RST at teardown): keep them flowing so the connection never waits on an unread stream.
     stream.resume();
     return stream;
   }
 
   private async open(type: StreamType): Promise<SpdyStream> {
-    const stream = await this.session.createStream(
+    const stream = await this.connection.createStream(
       { streamtype: type },
       { timeoutMs: Math.max(1, this.deadline - Date.now()) },
     );
@@ -84,13 +84,13 @@ class SpdyStreamConnection implements StreamConnection {
 
   abort(error: AppError): void {
     this.failure ??= error;
-    this.session.dispose();
+    this.connection.dispose();
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.session.dispose();
+    this.connection.dispose();
   }
 }
 
@@ -102,8 +102,8 @@ export function spdyTransport(upgrade: SpdyUpgrade): StreamTransport {
     async connect(options) {
       // One budget for the upgrade and every SYN_REPLY after it.
       const deadline = Date.now() + options.timeoutMs;
-      const session = await upgrade(upgradeOptions(options, protocols));
-      return new SpdyStreamConnection(session, deadline);
+      const connection = await upgrade(upgradeOptions(options, protocols));
+      return new SpdyStreamConnection(connection, deadline);
     },
   };
 }

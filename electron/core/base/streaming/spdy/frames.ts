@@ -294,13 +294,18 @@ export function decodeControlFrame(
         headerBlock: payload.subarray(10),
       };
     case FrameType.SynReply:
-      expectMinLength(payload, 4, 'SYN_REPLY');
+    case FrameType.Headers: {
+      // The same layout: a stream id, then the header block.
+      const reply = type === FrameType.SynReply;
+      const name = reply ? 'SYN_REPLY' : 'HEADERS';
+      expectMinLength(payload, 4, name);
       return {
-        type: 'syn-reply',
+        type: reply ? 'syn-reply' : 'headers',
         flags,
-        streamId: streamIdAt(payload, 0, 'SYN_REPLY'),
+        streamId: streamIdAt(payload, 0, name),
         headerBlock: payload.subarray(4),
       };
+    }
     case FrameType.RstStream: {
       expectLength(payload, 8, 'RST_STREAM');
       const status = payload.readUInt32BE(4);
@@ -333,14 +338,6 @@ export function decodeControlFrame(
         type: 'goaway',
         lastGoodStreamId: payload.readUInt32BE(0) & MAX_STREAM_ID,
         status: payload.readUInt32BE(4),
-      };
-    case FrameType.Headers:
-      expectMinLength(payload, 4, 'HEADERS');
-      return {
-        type: 'headers',
-        flags,
-        streamId: streamIdAt(payload, 0, 'HEADERS'),
-        headerBlock: payload.subarray(4),
       };
     case FrameType.WindowUpdate:
       expectLength(payload, 8, 'WINDOW_UPDATE');

@@ -1,6 +1,6 @@
 /**
  * SPDY/3.1 client for CRI stream URLs (exec, attach, port-forward), written for spdystream,
- * the server every kubelet-library runtime embeds. See session.ts for why it is our own.
+ * the server every kubelet-library runtime embeds. See connection.ts for why it is our own.
  */
 export {
   upgradeToSpdy,
@@ -13,8 +13,8 @@ export {
   DEFAULT_STREAM_TIMEOUT_MS,
   type CreateStreamOptions,
   type PingOptions,
-  type SpdySession,
-} from './session';
+  type SpdyConnection,
+} from './connection';
 export type { SpdyStream } from './stream';
 export type { HeaderMap } from './compression';
 export { RstStatus, rstStatusName } from './frames';

@@ -6,7 +6,7 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { describeError } from '../dial';
 import { upgradeStream, type UpgradeContext, type UpgradeOptions } from '../upgrade';
-import { SpdySessionImpl, type SpdySession } from './session';
+import { SpdyConnectionImpl, type SpdyConnection } from './connection';
 
 export const SPDY_UPGRADE_PROTOCOL = 'SPDY/3.1';
 export const STREAM_PROTOCOL_HEADER = 'X-Stream-Protocol-Version';
@@ -17,7 +17,7 @@ export interface SpdyUpgradeOptions extends UpgradeOptions {
 }
 
 /** How the app upgrades to SPDY; replaceable so tests can force a refusal. */
-export type SpdyUpgrade = (options: SpdyUpgradeOptions) => Promise<SpdySession>;
+export type SpdyUpgrade = (options: SpdyUpgradeOptions) => Promise<SpdyConnection>;
 
 /**
  * Connects to a CRI stream URL and upgrades the connection to SPDY/3.1, as client-go's
@@ -28,9 +28,9 @@ export type SpdyUpgrade = (options: SpdyUpgradeOptions) => Promise<SpdySession>;
 export const upgradeToSpdy: SpdyUpgrade = (options) =>
   upgradeStream(options, 'SPDY', (context) => exchange(context, options));
 
-function exchange(context: UpgradeContext, options: SpdyUpgradeOptions): Promise<SpdySession> {
+function exchange(context: UpgradeContext, options: SpdyUpgradeOptions): Promise<SpdyConnection> {
   const { socket, raw, target, signal } = context;
-  return new Promise<SpdySession>((resolve, reject) => {
+  return new Promise<SpdyConnection>((resolve, reject) => {
     let settled = false;
     const settle = (outcome: () => void): void => {
       if (settled) return;
@@ -81,7 +81,7 @@ function exchange(context: UpgradeContext, options: SpdyUpgradeOptions): Promise
       }
       settle(() =>
         resolve(
-          new SpdySessionImpl(upgraded, {
+          new SpdyConnectionImpl(upgraded, {
             protocol: chosenProtocol(response) ?? '',
             head,
             ...(upgraded !== raw && { underlying: raw }),

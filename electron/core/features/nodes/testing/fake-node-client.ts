@@ -204,6 +204,7 @@ export class FakeNodeClient implements NodeClient {
     this.unsupported('listContainerStats');
   listPodStats: NodeClient['listPodStats'] = () => this.unsupported('listPodStats');
   podStats: NodeClient['podStats'] = () => this.unsupported('podStats');
+  podStatsHazard: NodeClient['podStatsHazard'] = () => Promise.resolve(undefined);
   async imageStatus(image: string): Promise<Image | undefined> {
     await this.check(`imageStatus ${image}`);
     return this.images.find((candidate) => candidate.repoTags.includes(image));

@@ -32,7 +32,7 @@ export interface FakeSpdyServerOptions {
   /** Answer SYN_STREAMs at once (as spdystream does). Default true. */
   readonly autoReply?: boolean;
   /** Called for every upgraded connection, before any of its frames is handled. */
-  readonly onConnection?: (connection: FakeSpdyConnection) => void;
+  readonly onConnection?: (connection: FakeSpdyServerConnection) => void;
   /** Serve HTTPS with this key and certificate. */
   readonly tls?: { readonly key: string; readonly cert: string };
   /** Bytes per DATA frame the server sends (spdystream: the io.Copy buffer, 32 KiB). */
@@ -58,7 +58,7 @@ const DEFAULT_PROTOCOLS = [
 ];
 
 export class FakeSpdyServer {
-  readonly connections: FakeSpdyConnection[] = [];
+  readonly connections: FakeSpdyServerConnection[] = [];
   readonly requests: UpgradeRequestRecord[] = [];
   private readonly sockets = new Set<Duplex>();
 
@@ -146,7 +146,7 @@ export class FakeSpdyServer {
         '\r\n',
     );
     socket.write(Buffer.concat([answer, this.options.afterUpgrade ?? Buffer.alloc(0)]));
-    const connection = new FakeSpdyConnection(socket, chosen, {
+    const connection = new FakeSpdyServerConnection(socket, chosen, {
       autoReply: this.options.autoReply ?? true,
       dataFrameSize: this.options.dataFrameSize ?? 32 * 1024,
     });
@@ -172,7 +172,7 @@ export class FakeServerStream {
   clientReset: number | undefined;
 
   constructor(
-    readonly connection: FakeSpdyConnection,
+    readonly connection: FakeSpdyServerConnection,
     readonly id: number,
     readonly headers: HeaderMap,
     readonly synFlags: number,
@@ -201,7 +201,7 @@ export class FakeServerStream {
   }
 }
 
-export class FakeSpdyConnection implements FrameHandler {
+export class FakeSpdyServerConnection implements FrameHandler {
   readonly streams = new Map<number, FakeServerStream>();
   /** Stream ids in the order their SYN_STREAMs arrived. */
   readonly synStreamOrder: number[] = [];

@@ -1,8 +1,9 @@
 /**
- * One terminal pane's lasting half: the xterm.js instance, its addons (the link to the
- * core among them, core-link.ts), its element, its recording. It lives in the feature store, not in React: a view or tab
- * switch only moves `element` out of the document and back (xterm keeps its buffer,
- * renderer and scroll position), and the session ends only when its pane is closed.
+ * One terminal pane's lasting half (`TerminalPaneView` is its React half): the xterm.js
+ * instance, its addons (the link to the core among them, core-link.ts), its element, its
+ * recording. It lives in the feature store, not in React: a view or tab switch only moves
+ * `element` out of the document and back (xterm keeps its buffer, renderer and scroll
+ * position), and the terminal ends only when its pane is closed.
  */
 import type { FitAddon } from '@xterm/addon-fit';
 import type { SearchAddon } from '@xterm/addon-search';
@@ -11,7 +12,12 @@ import type { WebglAddon } from '@xterm/addon-webgl';
 import type { Terminal } from '@xterm/xterm';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData } from '../../../../shared/errors';
-import { DisposableStore, type Disposable } from '../../../../shared/lifecycle';
+import {
+  DisposableStore,
+  MutableDisposable,
+  toDisposable,
+  type Disposable,
+} from '../../../../shared/lifecycle';
 import type { PortholeClient } from '../../platform';
 import { copyText } from '../../ui/clipboard';
 import { CastRecorder } from './asciicast';
@@ -41,7 +47,7 @@ export interface SavedCast {
   readonly truncated: boolean;
 }
 
-export interface SessionStatus {
+export interface PaneStatus {
   readonly phase: ConnectionPhase;
   readonly cols: number;
   readonly rows: number;
@@ -50,13 +56,13 @@ export interface SessionStatus {
   readonly processTitle: string;
   readonly recording?: RecordingStatus;
   readonly lastCast?: SavedCast;
-  /** One line about something that went wrong without ending the session. */
+  /** One line about something that went wrong without ending the terminal. */
   readonly notice?: string;
   /** How many times it was (re)opened. */
   readonly generation: number;
 }
 
-export interface SessionEnvironment {
+export interface PaneEnvironment {
   readonly client: PortholeClient;
   readonly modules: XtermModules;
   readonly settings: () => TerminalSettings;
@@ -64,8 +70,8 @@ export interface SessionEnvironment {
   readonly mac: boolean;
   /** In a browser window: some desktop shortcuts belong to the browser (see shortcuts.ts). */
   readonly browser: boolean;
-  /** The feature's shortcuts (split, focus moves, zoom…), run for this session's pane. */
-  readonly onShortcut: (session: TerminalSession, shortcut: TerminalShortcut) => void;
+  /** The feature's shortcuts (split, focus moves, zoom…), run for this pane. */
+  readonly onShortcut: (pane: TerminalPane, shortcut: TerminalShortcut) => void;
 }
 
 const recordingRefreshMs = 500;
@@ -76,21 +82,23 @@ function commandLabel(target: TerminalTarget, command: readonly string[] | undef
   return formatCommandLine(command);
 }
 
-export class TerminalSession implements Disposable {
+export class TerminalPane implements Disposable {
   readonly element: HTMLDivElement;
   readonly term: Terminal;
   readonly search: SearchAddon;
-  readonly status: StoreApi<SessionStatus>;
+  readonly status: StoreApi<PaneStatus>;
   private readonly fit: FitAddon;
   private readonly serializer: SerializeAddon;
+  /** Everything the pane owns but xterm itself, disposed together (newest first). */
   private readonly disposables = new DisposableStore();
-  private webgl: WebglAddon | undefined;
-  private link: CoreLinkAddon | undefined;
+  private readonly webgl = this.disposables.add(new MutableDisposable<WebglAddon>());
+  private readonly link = this.disposables.add(new MutableDisposable<CoreLinkAddon>());
+  private readonly recordingTimer = this.disposables.add(new MutableDisposable());
+  /** While in a host: the element's place in it, its ResizeObserver, a pending fit. */
+  private readonly attachment = this.disposables.add(new MutableDisposable());
+  private readonly fitFrame = this.disposables.add(new MutableDisposable());
   private recorder: CastRecorder | undefined;
-  private recordingTimer: ReturnType<typeof setInterval> | undefined;
-  private observer: ResizeObserver | undefined;
   private host: HTMLElement | undefined;
-  private fitFrame: number | undefined;
   private opened = false;
   private disposed = false;
   /** Bytes of earlier links (before a Reopen). */
@@ -100,7 +108,7 @@ export class TerminalSession implements Disposable {
   constructor(
     readonly paneId: string,
     target: TerminalTarget,
-    private readonly env: SessionEnvironment,
+    private readonly env: PaneEnvironment,
   ) {
     this.target = target;
     const { modules } = env;
@@ -110,6 +118,7 @@ export class TerminalSession implements Disposable {
     this.element.className = 'term-surface';
     this.term = new modules.Terminal({
       allowProposedApi: true, // unicode 11 widths and the search highlights
+      screenReaderMode: settings.screenReaderMode,
       cursorBlink: true,
       fontFamily: colors.fontFamily,
       fontSize: settings.fontSize,
@@ -134,7 +143,7 @@ export class TerminalSession implements Disposable {
         window.open(uri, '_blank', 'noopener,noreferrer');
       }),
     );
-    this.status = createStore<SessionStatus>()(() => ({
+    this.status = createStore<PaneStatus>()(() => ({
       phase: { phase: 'opening' },
       cols: this.term.cols,
       rows: this.term.rows,
@@ -152,6 +161,10 @@ export class TerminalSession implements Disposable {
       this.term.onTitleChange((title) => this.status.setState({ processTitle: title })),
     );
     this.term.attachCustomKeyEventHandler((event) => this.onKey(event));
+    // Only in the pane: the process never sees it. Names in it come from the runtime:
+    // no control character of theirs reaches xterm as a sequence.
+    if (target.banner !== undefined)
+      this.term.write(`${target.banner.replace(/\p{Cc}/gu, ' ')}\r\n`);
   }
 
   /** `web › bash`: the container and what runs in it. */
@@ -159,12 +172,12 @@ export class TerminalSession implements Disposable {
     const phase = this.status.getState().phase;
     const name =
       phase.phase === 'live' || phase.phase === 'ended' ? phase.info?.containerName : undefined;
-    return `${name ?? this.target.containerName} › ${commandLabel(this.target, this.link?.command ?? this.target.command)}`;
+    return `${name ?? this.target.containerName} › ${commandLabel(this.target, this.link.value?.command ?? this.target.command)}`;
   }
 
   /** What a split or a new tab "like this one" opens: the same target, the same command. */
   get sameTarget(): TerminalTarget {
-    const command = this.link?.command ?? this.target.command;
+    const command = this.link.value?.command ?? this.target.command;
     return { ...this.target, ...(command !== undefined && { command }) };
   }
 
@@ -174,51 +187,56 @@ export class TerminalSession implements Disposable {
   }
 
   get bytesReceived(): number {
-    return this.receivedBefore + (this.link?.bytesReceived ?? 0);
+    return this.receivedBefore + (this.link.value?.bytesReceived ?? 0);
   }
 
   /** Puts the terminal into `host` (opening xterm the first time) and keeps it fitted. */
   attach(host: HTMLElement): void {
     if (this.disposed) return;
     this.detach();
+    const attachment = new DisposableStore();
+    this.attachment.value = attachment;
     this.host = host;
     host.append(this.element);
+    attachment.add(
+      toDisposable(() => {
+        if (this.element.parentElement === host) this.element.remove();
+        this.host = undefined;
+      }),
+    );
     if (!this.opened) {
       this.opened = true;
       this.term.open(this.element);
       this.applyRenderer();
     }
-    this.observer = new ResizeObserver(() => this.scheduleFit());
-    this.observer.observe(host);
+    const observer = new ResizeObserver(() => this.scheduleFit());
+    observer.observe(host);
+    attachment.add(toDisposable(() => observer.disconnect()));
+    attachment.add(toDisposable(() => this.fitFrame.clear()));
     this.fitNow();
     this.term.refresh(0, this.term.rows - 1);
-    // The first attach starts the session, at the size the pane really has.
-    if (this.link === undefined) this.connect();
+    // The first attach opens the terminal, at the size the pane really has.
+    if (this.link.value === undefined) this.connect();
   }
 
   /** Takes the element out of `host` (of whatever host it is in, without one). */
   detach(host?: HTMLElement): void {
     if (host !== undefined && host !== this.host) return;
-    this.observer?.disconnect();
-    this.observer = undefined;
-    if (this.fitFrame !== undefined) cancelAnimationFrame(this.fitFrame);
-    this.fitFrame = undefined;
-    if (this.host !== undefined && this.element.parentElement === this.host) this.element.remove();
-    this.host = undefined;
+    this.attachment.clear();
   }
 
   focus(): void {
     this.term.focus();
   }
 
-  /** Opens the session again after it ended (a new `open`, a new process or attach). */
+  /** Opens the terminal again after it ended (a new `open`, a new process or attach). */
   reopen(): void {
     if (this.disposed || this.status.getState().phase.phase !== 'ended') return;
-    const previous = this.link;
+    const previous = this.link.value;
     if (previous?.command !== undefined)
       this.target = { ...this.target, command: previous.command };
     this.receivedBefore += previous?.bytesReceived ?? 0;
-    previous?.dispose();
+    this.link.clear();
     // The cursor comes back (it was hidden at the end), then a dim line marks the seam.
     this.term.write(
       `\x1b[?25h\r\n\x1b[2m── reopened ${new Date().toLocaleTimeString()} ──\x1b[22m\r\n`,
@@ -227,13 +245,14 @@ export class TerminalSession implements Disposable {
     this.connect();
   }
 
-  /** Ends the session; the pane stays (showing how it ended) until it is closed. */
+  /** Ends the terminal; the pane stays (showing how it ended) until it is closed. */
   close(): void {
-    this.link?.close();
+    this.link.value?.close();
   }
 
   applySettings(settings: TerminalSettings): void {
     this.term.options.scrollback = settings.scrollback;
+    this.term.options.screenReaderMode = settings.screenReaderMode;
     if (this.term.options.fontSize !== settings.fontSize) {
       this.term.options.fontSize = settings.fontSize;
       this.scheduleFit();
@@ -290,7 +309,7 @@ export class TerminalSession implements Disposable {
     });
     this.status.setState({ recording: { startedAt, size: this.recorder.size }, notice: undefined });
     // The size shown in the pane: a few times a second, not once per chunk of output.
-    this.recordingTimer = setInterval(() => {
+    const timer = setInterval(() => {
       const recorder = this.recorder;
       if (recorder === undefined) return;
       if (recorder.truncated) {
@@ -302,14 +321,14 @@ export class TerminalSession implements Disposable {
       }
       this.status.setState({ recording: { startedAt, size: recorder.size } });
     }, recordingRefreshMs);
+    this.recordingTimer.value = toDisposable(() => clearInterval(timer));
   }
 
   stopRecording(): SavedCast | undefined {
     const recorder = this.recorder;
     if (recorder === undefined) return undefined;
     this.recorder = undefined;
-    if (this.recordingTimer !== undefined) clearInterval(this.recordingTimer);
-    this.recordingTimer = undefined;
+    this.recordingTimer.clear();
     recorder.stop();
     const title = this.title;
     const saved: SavedCast = {
@@ -334,7 +353,7 @@ export class TerminalSession implements Disposable {
     const { cols, rows } = this.term;
     const term = new this.env.modules.Terminal({ ...this.term.options, cols, rows });
     term.open(element);
-    const webgl = this.webgl === undefined ? undefined : new this.env.modules.WebglAddon();
+    const webgl = this.webgl.value === undefined ? undefined : new this.env.modules.WebglAddon();
     if (webgl !== undefined) term.loadAddon(webgl);
     return {
       term,
@@ -349,10 +368,6 @@ export class TerminalSession implements Disposable {
     if (this.disposed) return;
     this.disposed = true;
     this.stopRecording();
-    this.detach();
-    this.link?.dispose();
-    this.link = undefined;
-    this.webgl?.dispose();
     this.disposables.dispose();
     this.term.dispose();
   }
@@ -360,14 +375,14 @@ export class TerminalSession implements Disposable {
   private connect(): void {
     const link: CoreLinkAddon = new CoreLinkAddon(this.env.client, this.target, {
       phase: (phase) => {
-        if (this.link === link) this.onPhase(phase);
+        if (this.link.value === link) this.onPhase(phase);
       },
       wrote: (bytes) => this.recorder?.output(bytes),
       notice: (message) => {
-        if (this.link === link) this.status.setState({ notice: message });
+        if (this.link.value === link) this.status.setState({ notice: message });
       },
     });
-    this.link = link;
+    this.link.value = link;
     this.status.setState((state) => ({ generation: state.generation + 1, notice: undefined }));
     this.term.loadAddon(link);
   }
@@ -383,7 +398,21 @@ export class TerminalSession implements Disposable {
   }
 
   private onKey(event: KeyboardEvent): boolean {
+    const settings = this.env.settings();
+    // "Tab moves focus" (Ctrl+M): Tab and Shift+Tab keep their default, the browser's.
+    if (
+      settings.tabMovesFocus &&
+      event.key === 'Tab' &&
+      !event.ctrlKey &&
+      !event.altKey &&
+      !event.metaKey
+    )
+      return false;
     const shortcut = terminalShortcut(event, this.env.mac, this.env.browser);
+    if (shortcut?.action === 'open-palette') {
+      // Ctrl+K reaches the window's handler (the palette), or the program if so set.
+      return settings.ctrlKToProgram;
+    }
     if (shortcut === undefined) {
       // Enter in an ended pane reopens it, as the banner says.
       if (
@@ -413,11 +442,11 @@ export class TerminalSession implements Disposable {
   private applyRenderer(): void {
     if (!this.opened) return;
     const wanted = shouldUseWebgl(this.env.settings().renderer);
-    if (wanted && this.webgl === undefined) {
+    if (wanted && this.webgl.value === undefined) {
       try {
         const addon = new this.env.modules.WebglAddon();
         this.term.loadAddon(addon);
-        this.webgl = addon;
+        this.webgl.value = addon;
         addon.onContextLoss(() => {
           // The GPU was reset or took the context back: draw with the DOM from now on.
           this.dropWebgl();
@@ -429,24 +458,23 @@ export class TerminalSession implements Disposable {
       } catch {
         this.dropWebgl();
       }
-    } else if (!wanted && this.webgl !== undefined) {
+    } else if (!wanted && this.webgl.value !== undefined) {
       this.dropWebgl();
     }
   }
 
   private dropWebgl(): void {
-    const addon = this.webgl;
-    this.webgl = undefined;
-    addon?.dispose();
+    this.webgl.clear();
     this.status.setState({ renderer: 'dom' });
   }
 
   private scheduleFit(): void {
-    if (this.fitFrame !== undefined || this.host === undefined) return;
-    this.fitFrame = requestAnimationFrame(() => {
-      this.fitFrame = undefined;
+    if (this.fitFrame.value !== undefined || this.host === undefined) return;
+    const frame = requestAnimationFrame(() => {
+      this.fitFrame.take();
       this.fitNow();
     });
+    this.fitFrame.value = toDisposable(() => cancelAnimationFrame(frame));
   }
 
   private fitNow(): void {

@@ -1,21 +1,23 @@
 import { useStore } from 'zustand';
+import { noShellStep } from '../../../../shared/model';
 import { useModel } from '../../app/context';
 import { Icon } from '../../ui/icons';
+import { openDebugDialog } from '../debug';
 import { resourceKey } from '../resources/model';
 import { showContainer } from '../resources/navigation';
 import { LeftoverFinder } from './LeftoverFinder';
 import { canReopen, endedSummary, startingText } from './phase';
-import type { TerminalSession } from './session';
+import type { TerminalPane } from './pane';
 
 /** "Starting bash in web…" over the terminal until the stream is up. */
 export function StartingOverlay({
-  session,
+  pane,
   containerName,
 }: {
-  session: TerminalSession;
+  pane: TerminalPane;
   containerName: string;
 }) {
-  const phase = useStore(session.status, (state) => state.phase);
+  const phase = useStore(pane.status, (state) => state.phase);
   const text = startingText(phase, containerName);
   if (text === undefined) return null;
   return (
@@ -29,22 +31,17 @@ export function StartingOverlay({
 }
 
 /**
- * How the session ended, with Reopen (a new session) and Close; when the container itself
- * ended, which no new session can fix, what can be done instead.
+ * How the terminal ended, with Reopen (a new terminal) and Close; when the container itself
+ * ended, which no new terminal can fix, what can be done instead.
  */
-export function EndedBanner({
-  session,
-  onClose,
-}: {
-  session: TerminalSession;
-  onClose: () => void;
-}) {
+export function EndedBanner({ pane, onClose }: { pane: TerminalPane; onClose: () => void }) {
   const model = useModel();
-  const phase = useStore(session.status, (state) => state.phase);
+  const phase = useStore(pane.status, (state) => state.phase);
   if (phase.phase !== 'ended') return null;
   const summary = endedSummary(phase);
   const reopenable = canReopen(phase);
-  const { nodeId, containerId } = session.sameTarget;
+  const { nodeId, containerId, containerName, podName } = pane.sameTarget;
+  const noShell = phase.error?.step === noShellStep;
   return (
     <div className="term-ended" role="status" aria-label="Session ended" data-tone={summary.tone}>
       <Icon name={summary.tone === 'error' ? 'alert' : 'info'} />
@@ -58,12 +55,24 @@ export function EndedBanner({
         {reopenable && <div className="faint">Press Enter in the terminal to reopen.</div>}
       </div>
       <div className="term-ended-actions">
-        {reopenable ? (
+        {noShell && (
           <button
             type="button"
             className="btn btn-small btn-primary"
-            onClick={() => session.reopen()}
+            onClick={() =>
+              openDebugDialog(
+                model,
+                { nodeId, containerId, containerName, ...(podName !== undefined && { podName }) },
+                `${containerName} has no shell: debug it from a toolbox container instead.`,
+              )
+            }
           >
+            <Icon name="search" size={14} />
+            Debug…
+          </button>
+        )}
+        {noShell ? null : reopenable ? (
+          <button type="button" className="btn btn-small btn-primary" onClick={() => pane.reopen()}>
             <Icon name="refresh" size={14} />
             Reopen
           </button>
@@ -94,9 +103,9 @@ export function EndedBanner({
   );
 }
 
-/** A problem that didn't end the session (input refused, the GPU lost), dismissable. */
-export function NoticeBar({ session }: { session: TerminalSession }) {
-  const notice = useStore(session.status, (state) => state.notice);
+/** A problem that didn't end the terminal (input refused, the GPU lost), dismissable. */
+export function NoticeBar({ pane }: { pane: TerminalPane }) {
+  const notice = useStore(pane.status, (state) => state.notice);
   if (notice === undefined) return null;
   return (
     <div className="term-notice" role="status">
@@ -106,7 +115,7 @@ export function NoticeBar({ session }: { session: TerminalSession }) {
         type="button"
         className="term-icon-button"
         aria-label="Dismiss"
-        onClick={() => session.status.setState({ notice: undefined })}
+        onClick={() => pane.status.setState({ notice: undefined })}
       >
         <Icon name="close" size={12} />
       </button>

@@ -7,11 +7,11 @@ import { toAppErrorData } from '../../../../shared/errors';
 import type { TerminalInfo, TerminalOpenRequest } from '../../../../shared/model';
 import { toSessionAttempts, type SessionHandle, type SessionRegistry } from '../sessions';
 import type { NodeClient } from '../nodes';
-import type { Dialer, openRemoteCommand, RemoteCommandSession } from '../../base/streaming';
+import type { Dialer, openRemoteCommand, RemoteCommand } from '../../base/streaming';
 import { attachSettings, runningContainer, sessionTarget } from './container-facts';
 import { probeShell } from './shell-probe';
 
-export interface OpenSessionDeps {
+export interface OpenTerminalDeps {
   readonly client: NodeClient;
   readonly dialer: Dialer;
   readonly nodeName: string;
@@ -19,20 +19,20 @@ export interface OpenSessionDeps {
   readonly openRemoteCommand: typeof openRemoteCommand;
 }
 
-export interface OpenedSession {
+export interface OpenedTerminal {
   /** Everything but the terminal id, which the manager assigns. */
   readonly info: Omit<TerminalInfo, 'terminalId'>;
-  readonly session: RemoteCommandSession;
+  readonly remote: RemoteCommand;
   readonly handle: SessionHandle;
 }
 
-export async function openSession(
-  deps: OpenSessionDeps,
+export async function openTerminal(
+  deps: OpenTerminalDeps,
   request: TerminalOpenRequest,
   signal: AbortSignal,
   /** The monitor's kill button. */
   kill: () => void,
-): Promise<OpenedSession> {
+): Promise<OpenedTerminal> {
   const { client, nodeName } = deps;
   const { nodeId, containerId, kind } = request;
   const detail = await runningContainer(client, containerId, nodeName, signal);
@@ -50,11 +50,11 @@ export async function openSession(
     ...(kind === 'exec' && { detail: command.join(' ') }),
     kill,
   });
-  let session: RemoteCommandSession;
+  let remote: RemoteCommand;
   // Before the Exec call: the process starts after it (findLeftover matches on this).
   const openedAt = Date.now();
   try {
-    session = await deps.openRemoteCommand({
+    remote = await deps.openRemoteCommand({
       cri: client,
       kind,
       containerId,
@@ -83,9 +83,9 @@ export async function openSession(
     command,
     tty: flags.tty,
     stdin: flags.stdin,
-    transport: session.negotiated.transport,
-    protocol: session.negotiated.protocol,
-    attempts: toSessionAttempts(session.attempts),
+    transport: remote.negotiated.transport,
+    protocol: remote.negotiated.protocol,
+    attempts: toSessionAttempts(remote.attempts),
     openedAt,
   };
   handle.update({
@@ -93,10 +93,10 @@ export async function openSession(
     transport: info.transport,
     protocol: info.protocol,
     attempts: info.attempts,
-    ...(session.limitation !== undefined && { limitation: session.limitation }),
+    ...(remote.limitation !== undefined && { limitation: remote.limitation }),
     ...(!flags.known && {
       stateReason: 'Attached without input: the runtime did not say whether it has a tty.',
     }),
   });
-  return { info, session, handle };
+  return { info, remote, handle };
 }

@@ -1,20 +1,16 @@
 /**
- * A RemoteCommandSession over in-memory streams, for the faults and timings the real
+ * A RemoteCommand over in-memory streams, for the faults and timings the real
  * runtimes can't be made to produce on demand. The test plays the container: it writes
  * output (with real stream backpressure), reads input, and settles the result. And the
  * container it stands for, as a verbose ContainerStatus.
  */
 import { PassThrough } from 'node:stream';
 import { AppError } from '../../../../../shared/errors';
-import type {
-  RemoteCommandResult,
-  RemoteCommandSession,
-  TransportKind,
-} from '../../../base/streaming';
+import type { RemoteCommandResult, RemoteCommand, TransportKind } from '../../../base/streaming';
 import type { ContainerDetail } from '../../../../../shared/model';
 import { fakeContainer } from '../../nodes/testing/fake-node-client';
 
-export interface FakeSessionOptions {
+export interface FakeRemoteCommandOptions {
   readonly stdin?: boolean;
   readonly stderr?: boolean;
   readonly transport?: TransportKind;
@@ -22,7 +18,7 @@ export interface FakeSessionOptions {
   readonly highWaterMark?: number;
 }
 
-export class FakeSession implements RemoteCommandSession {
+export class FakeRemoteCommand implements RemoteCommand {
   readonly stdin: PassThrough | undefined;
   readonly stdout: PassThrough;
   readonly stderr: PassThrough | undefined;
@@ -36,7 +32,7 @@ export class FakeSession implements RemoteCommandSession {
   private resolveResult!: (result: RemoteCommandResult) => void;
   private rejectResult!: (error: unknown) => void;
 
-  constructor(options: FakeSessionOptions = {}) {
+  constructor(options: FakeRemoteCommandOptions = {}) {
     const highWaterMark = options.highWaterMark ?? 16 * 1024;
     this.stdin = options.stdin === false ? undefined : new PassThrough();
     this.stdout = new PassThrough({ highWaterMark });

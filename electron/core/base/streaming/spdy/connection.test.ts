@@ -6,18 +6,18 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppError } from '../../../../../shared/errors';
 import { encodeControlFrame, encodeDataFrame, FLAG_FIN, GoAwayStatus, RstStatus } from './frames';
-import { upgradeToSpdy, type SpdySession, type SpdyStream } from './index';
+import { upgradeToSpdy, type SpdyConnection, type SpdyStream } from './index';
 import {
   FakeSpdyServer,
   type FakeServerStream,
-  type FakeSpdyConnection,
+  type FakeSpdyServerConnection,
 } from './testing/fake-spdy-server';
 
 const MiB = 1024 * 1024;
 const PROTOCOLS = ['v4.channel.k8s.io'];
 
 let server: FakeSpdyServer;
-let sessions: SpdySession[];
+let sessions: SpdyConnection[];
 
 beforeEach(() => {
   sessions = [];
@@ -30,7 +30,7 @@ afterEach(async () => {
 
 async function start(
   options: Parameters<typeof FakeSpdyServer.start>[0] = {},
-): Promise<{ session: SpdySession; connection: FakeSpdyConnection }> {
+): Promise<{ session: SpdyConnection; connection: FakeSpdyServerConnection }> {
   server = await FakeSpdyServer.start(options);
   const session = await upgradeToSpdy({ url: server.url(), protocols: PROTOCOLS });
   sessions.push(session);
@@ -41,9 +41,9 @@ async function start(
 
 /** createStream, with an 'error' listener so a stream a test does not read can't crash it. */
 async function open(
-  session: SpdySession,
+  session: SpdyConnection,
   headers: Record<string, string>,
-  options?: Parameters<SpdySession['createStream']>[1],
+  options?: Parameters<SpdyConnection['createStream']>[1],
 ): Promise<SpdyStream> {
   const stream = await session.createStream(headers, options);
   stream.on('error', () => undefined);
@@ -51,7 +51,7 @@ async function open(
 }
 
 /** The server side of the next stream the client opens. */
-function nextServerStream(connection: FakeSpdyConnection): Promise<FakeServerStream> {
+function nextServerStream(connection: FakeSpdyServerConnection): Promise<FakeServerStream> {
   return new Promise((resolve) => {
     connection.onStream = (stream) => {
       connection.onStream = undefined;
@@ -83,7 +83,7 @@ function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-describe('SpdySession against an in-process spdystream-like server', () => {
+describe('SpdyConnection against an in-process spdystream-like server', () => {
   it('opens streams with header-less SYN_REPLYs and moves data both ways', async () => {
     const { session, connection } = await start();
     expect(session.protocol).toBe('v4.channel.k8s.io');

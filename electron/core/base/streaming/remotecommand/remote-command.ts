@@ -1,5 +1,5 @@
 /**
- * A live exec/attach session over the streams one attempt opened: the data streams,
+ * A live exec/attach (a remote command) over the streams one attempt opened: the data streams,
  * resize and stdin half-close as the protocol allows, and one `result` that settles once
  * the server has given its last word (status and close) or the connection failed.
  */
@@ -42,7 +42,7 @@ export interface RemoteCommandCapabilities {
   readonly closeStdin: boolean;
 }
 
-export interface RemoteCommandSession extends Disposable {
+export interface RemoteCommand extends Disposable {
   /** Backpressured: respect `write()` returning false. */
   readonly stdin?: Writable;
   /** Backpressured: the server is paused while these are not read. */
@@ -52,7 +52,7 @@ export interface RemoteCommandSession extends Disposable {
   readonly attempts: readonly AttemptRecord[];
   readonly capabilities: RemoteCommandCapabilities;
   /**
-   * What the session can't do although it asked for it, in one sentence: only with a
+   * What the command can't do although it asked for it, in one sentence: only with a
    * transport the user forced (e.g. WebSocket v4, which can't end piped stdin).
    */
   readonly limitation?: string;
@@ -63,13 +63,13 @@ export interface RemoteCommandSession extends Disposable {
   /**
    * Settles once: resolves with the server's status (also a non-zero exit or an
    * InternalError it reported), rejects with an AppError when the connection failed, the
-   * status was garbage or missing (v4+), or the session was disposed first. Output already
+   * status was garbage or missing (v4+), or it was disposed first. Output already
    * received stays readable on stdout/stderr after it settles.
    */
   readonly result: Promise<RemoteCommandResult>;
 }
 
-export class Session implements RemoteCommandSession {
+export class RemoteCommandImpl implements RemoteCommand {
   readonly stdin?: Writable;
   readonly stdout?: Readable;
   readonly stderr?: Readable;
@@ -92,7 +92,7 @@ export class Session implements RemoteCommandSession {
     this.negotiated = { transport: streams.transport, protocol: streams.protocol };
     this.capabilities = { resize: streams.canResize, closeStdin: streams.canCloseStdin };
     this.result = this.settle();
-    // Nobody may be awaiting the result (fire-and-forget sessions); a rejection must not
+    // Nobody may be awaiting the result (fire-and-forget commands); a rejection must not
     // become an unhandled one that takes the process down.
     this.result.catch(() => undefined);
     signal?.addEventListener('abort', this.onAbort, { once: true });

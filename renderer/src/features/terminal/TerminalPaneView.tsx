@@ -1,4 +1,4 @@
-import { useEffect, useState, type MouseEvent } from 'react';
+import { useState, type MouseEvent } from 'react';
 import { useStore } from 'zustand';
 import { useModel } from '../../app/context';
 import { isMac } from '../../app/keyboard';
@@ -8,8 +8,8 @@ import { FindBar } from './FindBar';
 import { Menu, type MenuEntry } from './Menu';
 import { contextMenuEntries, moreMenuEntries } from './pane-actions';
 import { dotLabel, dotState } from './phase';
-import { EndedBanner, NoticeBar, StartingOverlay } from './SessionOverlay';
-import type { TerminalSession } from './session';
+import { EndedBanner, NoticeBar, StartingOverlay } from './PaneOverlay';
+import type { TerminalPane } from './pane';
 import { shortcutLabel, type TerminalShortcut } from './shortcuts';
 import { useTerminals, useTerminalsFeature } from './use-terminals';
 import { XtermHost } from './XtermHost';
@@ -20,6 +20,7 @@ export function PaneButton({
   shortcut,
   onClick,
   pressed,
+  expanded,
   disabled,
   className,
 }: {
@@ -28,6 +29,8 @@ export function PaneButton({
   shortcut?: TerminalShortcut;
   onClick: (event: MouseEvent<HTMLButtonElement>) => void;
   pressed?: boolean;
+  /** A menu button: whether its menu is open. */
+  expanded?: boolean;
   disabled?: boolean;
   className?: string;
 }) {
@@ -40,6 +43,8 @@ export function PaneButton({
       aria-label={label}
       title={keys === undefined ? label : `${label} (${keys})`}
       aria-pressed={pressed}
+      aria-expanded={expanded}
+      aria-haspopup={expanded === undefined ? undefined : 'menu'}
       disabled={disabled}
       onClick={onClick}
     >
@@ -48,8 +53,8 @@ export function PaneButton({
   );
 }
 
-export function StatusDot({ session }: { session: TerminalSession }) {
-  const state = useStore(session.status, (status) => dotState(status.phase));
+export function StatusDot({ pane }: { pane: TerminalPane }) {
+  const state = useStore(pane.status, (status) => dotState(status.phase));
   return (
     <span
       className="term-dot"
@@ -61,8 +66,8 @@ export function StatusDot({ session }: { session: TerminalSession }) {
   );
 }
 
-function RecordingBadge({ session }: { session: TerminalSession }) {
-  const recording = useStore(session.status, (status) => status.recording);
+function RecordingBadge({ pane }: { pane: TerminalPane }) {
+  const recording = useStore(pane.status, (status) => status.recording);
   if (recording === undefined) return null;
   return (
     <button
@@ -70,7 +75,7 @@ function RecordingBadge({ session }: { session: TerminalSession }) {
       className="term-rec"
       title="Recording: click to stop"
       aria-label={`Recording, ${formatBytes(recording.size)}: stop`}
-      onClick={() => session.stopRecording()}
+      onClick={() => pane.stopRecording()}
     >
       REC {formatBytes(recording.size)}
     </button>
@@ -78,8 +83,8 @@ function RecordingBadge({ session }: { session: TerminalSession }) {
 }
 
 /** tty / stdin facts worth knowing before typing. */
-function SessionFlags({ session }: { session: TerminalSession }) {
-  const phase = useStore(session.status, (status) => status.phase);
+function PaneFlags({ pane }: { pane: TerminalPane }) {
+  const phase = useStore(pane.status, (status) => status.phase);
   if (phase.phase !== 'live') return null;
   const { tty, stdin, transport } = phase.info;
   return (
@@ -107,22 +112,49 @@ function SessionFlags({ session }: { session: TerminalSession }) {
   );
 }
 
+/**
+ * "Tab moves focus" (Ctrl+M), the visible way out of a terminal: pressed, Tab and
+ * Shift+Tab leave the terminal as they leave any field. F6 always leaves.
+ */
+function TabFocusToggle() {
+  const feature = useTerminalsFeature();
+  const on = useTerminals((state) => state.settings.tabMovesFocus);
+  const browser = useModel().client.mode === 'browser';
+  const keys = shortcutLabel({ action: 'tab-focus' }, isMac(), browser);
+  const leave = shortcutLabel({ action: 'leave', step: 1 }, isMac(), browser);
+  return (
+    <button
+      type="button"
+      className="term-icon-button term-tab-focus"
+      aria-pressed={on}
+      aria-keyshortcuts={isMac() ? 'Control+Shift+M' : 'Control+M'}
+      title={`Tab moves focus (${keys}); ${leave} always leaves the terminal`}
+      onClick={() => feature.toggleTabMovesFocus()}
+    >
+      <Icon name="keyboard" size={14} />
+      <span className="visually-hidden">Tab moves focus</span>
+    </button>
+  );
+}
+
 function PaneHeader({
-  session,
+  pane,
   onMore,
+  menuOpen,
 }: {
-  session: TerminalSession;
+  pane: TerminalPane;
   onMore: (event: MouseEvent<HTMLButtonElement>) => void;
+  menuOpen: boolean;
 }) {
   const feature = useTerminalsFeature();
-  const title = useStore(session.status, () => session.title);
-  const processTitle = useStore(session.status, (status) => status.processTitle);
-  const cols = useStore(session.status, (status) => status.cols);
-  const rows = useStore(session.status, (status) => status.rows);
-  const finding = useTerminals((state) => state.finding.has(session.paneId));
+  const title = useStore(pane.status, () => pane.title);
+  const processTitle = useStore(pane.status, (status) => status.processTitle);
+  const cols = useStore(pane.status, (status) => status.cols);
+  const rows = useStore(pane.status, (status) => status.rows);
+  const finding = useTerminals((state) => state.finding.has(pane.paneId));
   return (
     <header className="term-pane-header">
-      <StatusDot session={session} />
+      <StatusDot pane={pane} />
       <span className="term-pane-title" title={title}>
         {title}
       </span>
@@ -134,35 +166,36 @@ function PaneHeader({
       <span className="term-size" aria-label="Terminal size" data-cols={cols} data-rows={rows}>
         {cols}×{rows}
       </span>
-      <SessionFlags session={session} />
-      <RecordingBadge session={session} />
+      <PaneFlags pane={pane} />
+      <RecordingBadge pane={pane} />
       <div className="term-pane-actions">
         <PaneButton
           icon="search"
           label="Find"
           shortcut={{ action: 'find' }}
           pressed={finding}
-          onClick={() => feature.setFinding(session.paneId, !finding)}
+          onClick={() => feature.setFinding(pane.paneId, !finding)}
         />
         <PaneButton
           icon="split"
           label="Split right"
           shortcut={{ action: 'split', direction: 'right' }}
-          onClick={() => feature.split('right', session.paneId)}
+          onClick={() => feature.split('right', pane.paneId)}
         />
         <PaneButton
           icon="split"
           className="term-rotate"
           label="Split down"
           shortcut={{ action: 'split', direction: 'down' }}
-          onClick={() => feature.split('down', session.paneId)}
+          onClick={() => feature.split('down', pane.paneId)}
         />
-        <PaneButton icon="chevronDown" label="More actions" onClick={onMore} />
+        <TabFocusToggle />
+        <PaneButton icon="chevronDown" label="More actions" onClick={onMore} expanded={menuOpen} />
         <PaneButton
           icon="close"
           label="Close pane"
           shortcut={{ action: 'close-pane' }}
-          onClick={() => feature.closePane(session.paneId)}
+          onClick={() => feature.closePane(pane.paneId)}
         />
       </div>
     </header>
@@ -176,17 +209,16 @@ interface OpenMenu {
 }
 
 /** A live (or ended) terminal: header, the xterm, and what overlays it. */
-export function TerminalPane({ session, active }: { session: TerminalSession; active: boolean }) {
+export function TerminalPaneView({ pane, active }: { pane: TerminalPane; active: boolean }) {
   const model = useModel();
   const feature = useTerminalsFeature();
-  const finding = useTerminals((state) => state.finding.has(session.paneId));
-  const title = useStore(session.status, () => session.title);
+  const finding = useTerminals((state) => state.finding.has(pane.paneId));
+  const title = useStore(pane.status, () => pane.title);
   const containerName = title.split(' › ')[0] ?? '';
   const [menu, setMenu] = useState<OpenMenu | undefined>();
 
-  useEffect(() => {
-    if (active) session.focus();
-  }, [active, session]);
+  // No focus on mount: showing the Terminals view must not pull the focus into a terminal
+  // (the feature focuses a pane when the user opens, picks or moves to it).
 
   return (
     <section
@@ -194,15 +226,16 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
       data-active={active}
       aria-label={`Terminal ${title}`}
       onMouseDownCapture={() => {
-        if (!active) feature.focusPane(session.paneId);
+        if (!active) feature.focusPane(pane.paneId);
       }}
     >
       <PaneHeader
-        session={session}
+        pane={pane}
+        menuOpen={menu?.label === 'Terminal actions'}
         onMore={(event) => {
           const box = event.currentTarget.getBoundingClientRect();
           setMenu({
-            entries: moreMenuEntries(model, session),
+            entries: moreMenuEntries(model, pane),
             at: { x: box.right - 220, y: box.bottom + 4 },
             label: 'Terminal actions',
           });
@@ -213,20 +246,18 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
         onContextMenu={(event) => {
           event.preventDefault();
           setMenu({
-            entries: contextMenuEntries(model, session, isMac()),
+            entries: contextMenuEntries(model, pane, isMac()),
             at: { x: event.clientX, y: event.clientY },
             label: 'Terminal',
           });
         }}
       >
-        <XtermHost content={session} />
-        <StartingOverlay session={session} containerName={containerName} />
-        {finding && (
-          <FindBar session={session} onClose={() => feature.setFinding(session.paneId, false)} />
-        )}
-        <EndedBanner session={session} onClose={() => feature.closePane(session.paneId)} />
+        <XtermHost content={pane} />
+        <StartingOverlay pane={pane} containerName={containerName} />
+        {finding && <FindBar pane={pane} onClose={() => feature.setFinding(pane.paneId, false)} />}
+        <EndedBanner pane={pane} onClose={() => feature.closePane(pane.paneId)} />
       </div>
-      <NoticeBar session={session} />
+      <NoticeBar pane={pane} />
       {menu !== undefined && (
         <Menu
           entries={menu.entries}
@@ -234,7 +265,7 @@ export function TerminalPane({ session, active }: { session: TerminalSession; ac
           label={menu.label}
           onClose={() => {
             setMenu(undefined);
-            session.focus();
+            pane.focus();
           }}
         />
       )}

@@ -36,7 +36,7 @@ import { SpdyStreamImpl, type SpdyStream, type StreamHost, type WriteCallback } 
  * refills with WINDOW_UPDATE (uploads stall at 64 KiB). See shared/docs/cri-streaming.md §6.
  * What we keep from SPDY/3.1 is the framing; flow control is TCP's (see stream.ts).
  */
-export interface SpdySession extends Disposable {
+export interface SpdyConnection extends Disposable {
   /** The negotiated X-Stream-Protocol-Version; '' when the server named none. */
   readonly protocol: string;
   /** True once the session is over (whatever the reason). */
@@ -191,7 +191,7 @@ function formatSeconds(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-export class SpdySessionImpl implements SpdySession, StreamHost, FrameHandler {
+export class SpdyConnectionImpl implements SpdyConnection, StreamHost, FrameHandler {
   readonly protocol: string;
   private readonly socket: Duplex;
   private readonly underlying: Duplex | undefined;
