@@ -3,6 +3,7 @@ import {
   useCallback,
   useEffect,
   useId,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -99,6 +100,13 @@ export function Combobox<T>({
   useEffect(() => {
     if (open && clamped >= 0) virtualizer.scrollToIndex(clamped, { align: 'auto' });
   }, [open, clamped, virtualizer]);
+
+  // The choice's text selected while the input has the focus, as on focus: what the user
+  // types next starts a new search instead of appending to the name of the last choice.
+  useLayoutEffect(() => {
+    const field = input.current;
+    if (!open && field !== null && field === document.activeElement) field.select();
+  }, [open, valueText]);
 
   const openList = (at: 'current' | 'first' | 'last'): void => {
     const all = search('');

@@ -57,7 +57,10 @@ const GroupHeading = memo(function GroupHeading({
         <span>{group.label}</span>
         <Badge tone="neutral" plain>
           {count}
-          <span className="visually-hidden">{group.nodes.length === 1 ? ' node' : ' nodes'}</span>
+          {/* "1 of 120 nodes": the noun goes with the last number. */}
+          <span className="visually-hidden">
+            {(total ?? group.nodes.length) === 1 ? ' node' : ' nodes'}
+          </span>
         </Badge>
       </button>
     </h2>
