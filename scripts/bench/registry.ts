@@ -54,6 +54,17 @@ export const benches: readonly BenchEntry[] = [
     },
   },
   {
+    name: 'ui-rows',
+    load: async () => {
+      const { runUiRowsBench, uiRowsBenchTargets } = await import('./ui-rows');
+      return fromRecord(
+        'ui-rows',
+        async () => ({ ...(await runUiRowsBench()) }),
+        uiRowsBenchTargets,
+      );
+    },
+  },
+  {
     name: 'ui-fleet',
     load: async () => {
       const { uiFleetBench } = await import('./ui-fleet');

@@ -28,6 +28,36 @@ export function sameData(a: unknown, b: unknown): boolean {
   return aKeys.every((key) => Object.hasOwn(bRecord, key) && sameData(aRecord[key], bRecord[key]));
 }
 
+/**
+ * How a kind's map was made from the map before it: the keys written or deleted, and
+ * what they held before. RowCache uses it to rebuild only the rows that changed. The map
+ * before is held weakly (so no chain of old maps stays alive), and a map's record is
+ * dropped when the next map is made from it.
+ */
+export interface MapChange<T> {
+  /** Whether this change was made from `map`. */
+  madeFrom(map: ReadonlyMap<string, T>): boolean;
+  /** Each key written or deleted → its item before (undefined: it is new). */
+  readonly before: ReadonlyMap<string, T | undefined>;
+}
+
+const mapChanges = new WeakMap<ReadonlyMap<string, unknown>, MapChange<unknown>>();
+
+/** How `map` was made from the one before it, when the index made it. */
+export function mapChangeOf<T>(map: ReadonlyMap<string, T>): MapChange<T> | undefined {
+  return mapChanges.get(map) as MapChange<T> | undefined;
+}
+
+function recordChange<T>(
+  from: ReadonlyMap<string, T>,
+  to: ReadonlyMap<string, T>,
+  before: ReadonlyMap<string, T | undefined>,
+): void {
+  const previous = new WeakRef(from);
+  mapChanges.delete(from);
+  mapChanges.set(to, { madeFrom: (map) => previous.deref() === map, before });
+}
+
 interface KindChange<T> {
   readonly upserted: readonly T[];
   readonly removed: readonly string[];
@@ -42,6 +72,8 @@ interface KindChange<T> {
  */
 class KindBatch<T extends { readonly nodeId: string; readonly id: string }> {
   private next: Map<string, T> | undefined;
+  /** The keys written or deleted → what they held before the batch. */
+  private readonly before = new Map<string, T | undefined>();
   /** Nodes reset in this batch → the keys the node holds since its reset. */
   private readonly resets = new Map<string, Set<string>>();
 
@@ -49,6 +81,10 @@ class KindBatch<T extends { readonly nodeId: string; readonly id: string }> {
 
   private writable(): Map<string, T> {
     return (this.next ??= new Map(this.current));
+  }
+
+  private changed(key: string): void {
+    if (!this.before.has(key)) this.before.set(key, this.current.get(key));
   }
 
   private get map(): ReadonlyMap<string, T> {
@@ -61,7 +97,10 @@ class KindBatch<T extends { readonly nodeId: string; readonly id: string }> {
     for (const id of change.removed) {
       const key = resourceKey(nodeId, id);
       kept?.delete(key);
-      if (this.map.has(key)) this.writable().delete(key);
+      if (this.map.has(key)) {
+        this.writable().delete(key);
+        this.changed(key);
+      }
     }
     for (const item of change.upserted) {
       const key = resourceKey(nodeId, item.id);
@@ -71,6 +110,7 @@ class KindBatch<T extends { readonly nodeId: string; readonly id: string }> {
       const tagged = item.nodeId === nodeId ? item : { ...item, nodeId };
       if (previous !== undefined && sameData(previous, tagged)) continue;
       this.writable().set(key, tagged);
+      this.changed(key);
     }
   }
 
@@ -79,9 +119,13 @@ class KindBatch<T extends { readonly nodeId: string; readonly id: string }> {
       // What a reset node held before and no longer has: gone.
       for (const [key, item] of this.map) {
         const kept = this.resets.get(item.nodeId);
-        if (kept !== undefined && !kept.has(key)) this.writable().delete(key);
+        if (kept !== undefined && !kept.has(key)) {
+          this.writable().delete(key);
+          this.changed(key);
+        }
       }
     }
+    if (this.next !== undefined) recordChange(this.current, this.next, this.before);
     return this.map;
   }
 }
@@ -116,10 +160,16 @@ function withoutNode<T extends { readonly nodeId: string }>(
   nodeId: string,
 ): ReadonlyMap<string, T> {
   let next: Map<string, T> | undefined;
+  const before = new Map<string, T>();
   for (const [key, item] of map) {
-    if (item.nodeId === nodeId) (next ??= new Map(map)).delete(key);
+    if (item.nodeId === nodeId) {
+      (next ??= new Map(map)).delete(key);
+      before.set(key, item);
+    }
   }
-  return next ?? map;
+  if (next === undefined) return map;
+  recordChange(map, next, before);
+  return next;
 }
 
 /** Forgets a node's resources (it was disconnected or removed). */

@@ -98,6 +98,26 @@ export function compileFilter<K extends ResourceKind>(
   return { ok: true, test };
 }
 
+/**
+ * The one test filterRows applies: undefined when nothing is filtered. An unfinished
+ * label selector is left out (with its error), so it doesn't blank the table while the
+ * user types it.
+ */
+export function rowTest<K extends ResourceKind>(
+  kind: K,
+  filter: ResourceFilter,
+  nodeId?: string,
+  named?: ReadonlySet<string>,
+): { test?: (row: RowsByKind[K]) => boolean; error?: string } {
+  if (!isFiltered(filter) && nodeId === undefined) return {};
+  const compiled = compileFilter(kind, filter, nodeId, named);
+  if (compiled.ok) return { test: compiled.test };
+  const withoutLabels = compileFilter(kind, { ...filter, labels: '' }, nodeId, named);
+  return withoutLabels.ok
+    ? { test: withoutLabels.test, error: compiled.error }
+    : { error: compiled.error };
+}
+
 export function filterRows<K extends ResourceKind>(
   kind: K,
   rows: readonly RowsByKind[K][],
@@ -106,17 +126,9 @@ export function filterRows<K extends ResourceKind>(
   named?: ReadonlySet<string>,
 ): { rows: readonly RowsByKind[K][]; error?: string } {
   // Nothing to filter on: the rows as they are (clearing the filter costs nothing).
-  if (!isFiltered(filter) && nodeId === undefined) return { rows };
-  const compiled = compileFilter(kind, filter, nodeId, named);
-  // An unfinished selector shouldn't blank the table while the user types it.
-  if (!compiled.ok) {
-    const withoutLabels = compileFilter(kind, { ...filter, labels: '' }, nodeId, named);
-    return {
-      rows: withoutLabels.ok ? rows.filter(withoutLabels.test) : rows,
-      error: compiled.error,
-    };
-  }
-  return { rows: rows.filter(compiled.test) };
+  const { test, error } = rowTest(kind, filter, nodeId, named);
+  const shown = test === undefined ? rows : rows.filter(test);
+  return error === undefined ? { rows: shown } : { rows: shown, error };
 }
 
 /** The namespaces present, sorted, for the namespace menu. */

@@ -5,9 +5,9 @@ import type { NodeStatus } from '../../../../shared/model';
 import { nodeIdsNamed } from '../nodes/fleet';
 import type { NodeScope } from '../nodes/nodes-store';
 import type { ResourceIndex } from './delta';
-import { filterRows, type ResourceFilter } from './filter';
 import type { ResourceKind, RowsByKind } from './model';
 import { sandboxImagesOf, type RowCache } from './rows';
+import { VisibleRows } from './visible';
 
 /** `nodes` tells which image each node runs its sandboxes from (images only). */
 export function deriveRows<K extends ResourceKind>(
@@ -89,7 +89,8 @@ export function useHiddenCounts(kind: ResourceKind): ReadonlyMap<string, number>
 
 /**
  * What a table shows: rows in scope, sorted, then filtered. Sorting comes first and is
- * memoised on its own, so a keystroke in the filter costs one linear pass, not a sort.
+ * memoised on its own, so a keystroke in the filter costs one linear pass, not a sort;
+ * see VisibleRows for the filter.
  */
 export function useVisibleRows<K extends ResourceKind>(
   kind: K,
@@ -103,55 +104,19 @@ export function useVisibleRows<K extends ResourceKind>(
   const named = useNodesNamed(filter.node);
   const model = useModel();
   const sorted = useMemo(() => model.rows.sorted(kind, all, sort), [model, kind, all, sort]);
-  const inScope = useMemo(
-    () => (nodeId === undefined ? all.length : all.filter((row) => row.nodeId === nodeId).length),
-    [all, nodeId],
-  );
-  // Typing narrows: when the new text only extends the last one, the answer is a subset
-  // of the last answer, so filter that (usually far fewer rows) instead of every row.
-  const last = useRef<LastFilter<K> | undefined>(undefined);
-  const filtered = useMemo(() => {
-    const previous = last.current;
-    const source =
-      previous !== undefined &&
-      previous.named === named &&
-      refines(previous, sorted, filter, nodeId)
-        ? previous.result.rows
-        : sorted;
-    const result = filterRows(kind, source, filter, nodeId, named);
-    last.current = { sorted, filter, nodeId, named, result };
-    return result;
-  }, [kind, sorted, filter, nodeId, named]);
-  return { ...filtered, total: inScope };
-}
-
-interface LastFilter<K extends ResourceKind> {
-  readonly sorted: readonly RowsByKind[K][];
-  readonly filter: ResourceFilter;
-  readonly nodeId: string | undefined;
-  /** The nodes the Node filter resolved to. */
-  readonly named?: ReadonlySet<string> | undefined;
-  readonly result: { rows: readonly RowsByKind[K][]; error?: string };
-}
-
-/** Whether `filter` only narrows the last one (same rows, same constraints, longer text). */
-export function refines<K extends ResourceKind>(
-  last: LastFilter<K>,
-  sorted: readonly RowsByKind[K][],
-  filter: ResourceFilter,
-  nodeId: string | undefined,
-): boolean {
-  return (
-    last.sorted === sorted &&
-    last.nodeId === nodeId &&
-    last.result.error === undefined &&
-    last.filter.labels === filter.labels &&
-    last.filter.namespace === filter.namespace &&
-    last.filter.state === filter.state &&
-    last.filter.podKey === filter.podKey &&
-    last.filter.node === filter.node &&
-    last.filter.text.trim() !== '' &&
-    filter.text.toLowerCase().startsWith(last.filter.text.toLowerCase())
+  const visible = useRef<VisibleRows<K> | undefined>(undefined);
+  return useMemo(
+    () =>
+      (visible.current ??= new VisibleRows()).compute(
+        kind,
+        all,
+        sorted,
+        filter,
+        nodeId,
+        named,
+        sort,
+      ),
+    [kind, all, sorted, filter, nodeId, named, sort],
   );
 }
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { emptyFilter } from './filter';
 import type { PodRow } from './model';
-import { refines } from './use-rows';
+import { refines } from './visible';
 
 const sorted: PodRow[] = [];
 const last = {
   sorted,
+  total: 0,
   filter: { ...emptyFilter, text: 'web' },
   nodeId: undefined,
   result: { rows: [] as PodRow[] },
