@@ -14,6 +14,9 @@ export interface ForkedFleet {
   /** Freezes (socket open, nothing answered) or thaws node `node`. */
   freeze(node: number): void;
   thaw(node: number): void;
+  /** Stops every node's churn, and starts it again: counts hold still in between. */
+  pauseChurn(): void;
+  resumeChurn(): void;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ function forkOne(options: FleetOptions): Promise<ForkedFleet> {
         onChanges: (listener) => listeners.add(listener),
         freeze: (node) => command({ type: 'freeze', node }),
         thaw: (node) => command({ type: 'thaw', node }),
+        pauseChurn: () => command({ type: 'pause' }),
+        resumeChurn: () => command({ type: 'resume' }),
         stop: () =>
           new Promise((done) => {
             if (child.exitCode !== null || child.signalCode !== null) {
@@ -106,6 +111,8 @@ export async function forkFleet(options: FleetOptions, processes = 1): Promise<F
       const found = locate(node);
       found?.part.thaw(found.index);
     },
+    pauseChurn: () => parts.forEach((part) => part.pauseChurn()),
+    resumeChurn: () => parts.forEach((part) => part.resumeChurn()),
     stop: async () => {
       await Promise.all(parts.map((part) => part.stop()));
     },
