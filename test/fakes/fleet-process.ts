@@ -32,7 +32,9 @@ export type FleetMessage =
 
 export type FleetCommand =
   | { readonly type: 'freeze' | 'thaw'; readonly node: number }
-  | { readonly type: 'pause' | 'resume' | 'stop' };
+  | { readonly type: 'pause' }
+  | { readonly type: 'resume' }
+  | { readonly type: 'stop' };
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as FleetOptions;
