@@ -32,6 +32,7 @@ import {
 import { LifecycleServiceImpl, ResourcesServiceImpl } from './features/resources';
 import { SessionRegistry, SessionsServiceImpl, sessionsEventSource } from './features/sessions';
 import { StatsHub, statsEventSource } from './features/stats';
+import { TimelineRecorder, TimelineServiceImpl, timelineEventSource } from './features/timeline';
 import { TerminalManager, TerminalsServiceImpl, terminalEventSource } from './features/terminals';
 
 /** SSH settings for every SSH node (tests point these at their own files). */
@@ -123,6 +124,7 @@ export function createCore(options: CoreOptions = {}): Core {
     new DebugManager({ nodes, sessions, files: (nodeId) => nodeFiles(nodes, nodeId) }),
   );
   const fanout = store.add(new FanoutManager({ nodes, sessions }));
+  const timeline = store.add(new TimelineRecorder({ nodes, configDir }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -147,6 +149,7 @@ export function createCore(options: CoreOptions = {}): Core {
         ...(options.appVersion !== undefined && { appVersion: options.appVersion }),
       }),
       fanout: new FanoutServiceImpl(fanout),
+      timeline: new TimelineServiceImpl(timeline),
     },
     events: {
       ...createEventSource(nodes),
@@ -156,6 +159,7 @@ export function createCore(options: CoreOptions = {}): Core {
       stats: statsEventSource(stats),
       forwards: forwardsEventSource(forwards),
       fanout: fanoutEventSource(fanout),
+      timeline: timelineEventSource(timeline),
     },
     nodes,
     sessions,

@@ -10,6 +10,7 @@ import type {
   SessionSnapshot,
   StatsUpdate,
   TerminalEvent,
+  TimelineUpdate,
 } from '../model';
 
 /**
@@ -49,6 +50,11 @@ export interface Events {
   readonly stats: [argument: { readonly nodeId: string }, payload: StatsUpdate];
   /** One run on many: the run and every row first (`reset`), then the rows that changed. */
   readonly fanout: [argument: { readonly runId: string }, payload: FanoutUpdate];
+  /**
+   * Every connected node's lifecycle events (the flight recorder): all those kept first
+   * (`reset`), then each new batch.
+   */
+  readonly timeline: [argument: undefined, payload: TimelineUpdate];
 }
 
 export type EventArgument<E extends keyof Events> = Events[E][0];

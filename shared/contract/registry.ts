@@ -62,6 +62,7 @@ export const serviceMethods = {
   diagnostics: { recentLog: 1, report: 0 },
   debug: { start: 1, list: 1, keep: 3, remove: 2 },
   fanout: { preview: 1, start: 1, cancel: 1, exportJsonLines: 1, close: 1 },
+  timeline: { clear: 0 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };
@@ -113,6 +114,7 @@ export const eventNames = [
   'logs',
   'stats',
   'fanout',
+  'timeline',
 ] as const satisfies readonly EventName[];
 // Every declared event must be listed (the reverse is checked by `satisfies` above).
 type UnlistedEvent = Exclude<EventName, (typeof eventNames)[number]>;

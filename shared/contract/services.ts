@@ -318,6 +318,15 @@ export interface DebugService {
   remove(nodeId: string, containerId: string): Promise<void>;
 }
 
+/**
+ * A node's timeline (the flight recorder): its events arrive on the `timeline` event; they
+ * are kept across restarts in `timeline.jsonl` in the config directory.
+ */
+export interface TimelineService {
+  /** Forgets every recorded event, in memory and in the file. */
+  clear(): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -330,4 +339,5 @@ export interface Services {
   readonly diagnostics: DiagnosticsService;
   readonly debug: DebugService;
   readonly fanout: FanoutService;
+  readonly timeline: TimelineService;
 }

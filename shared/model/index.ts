@@ -19,3 +19,5 @@ export type * from './debug';
 export { defaultDebugImage } from './debug';
 export type * from './fanout';
 export { fanoutLimits } from './fanout';
+export type * from './timeline';
+export { timelineJsonLines, timelineKinds, timelineLimits } from './timeline';

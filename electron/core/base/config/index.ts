@@ -1,2 +1,2 @@
 export { defaultConfigDir } from './paths';
-export { readJsonFile, writeJsonFileAtomic } from './json-file';
+export { readJsonFile, writeJsonFileAtomic, writeTextFileAtomic } from './json-file';

@@ -30,13 +30,18 @@ export async function readJsonFile(path: string): Promise<unknown> {
  * the target in one step. The file is private to the user (it may name hosts and sockets).
  */
 export async function writeJsonFileAtomic(path: string, value: unknown): Promise<void> {
+  await writeTextFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes text the way writeJsonFileAtomic writes JSON (see there): whole or not at all. */
+export async function writeTextFileAtomic(path: string, text: string): Promise<void> {
   const directory = dirname(path);
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const handle = await open(temporary, 'wx', 0o600);
     try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+      await handle.writeFile(text, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
