@@ -13,6 +13,7 @@ import { containerLogsAction, logsView } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { containerDebugAction, debugView } from '../features/debug';
 import { containerFanoutAction, fanoutView } from '../features/fanout';
+import { containerTimelineAction, timelineView } from '../features/timeline';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -27,6 +28,7 @@ export const views: readonly ViewDefinition[] = [
   sessionsView,
   debugView,
   logsView,
+  timelineView,
   statsView,
   diagnosticsView,
 ];
@@ -50,5 +52,6 @@ export const resourceActions: ResourceActions = {
     containerLogsAction,
     containerStatsAction,
     containerFanoutAction,
+    containerTimelineAction,
   ],
 };
