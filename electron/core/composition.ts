@@ -71,6 +71,7 @@ export interface Core extends Disposable {
   readonly events: EventSource;
   readonly nodes: NodeManager;
   readonly sessions: SessionRegistry;
+  readonly timeline: TimelineRecorder;
 }
 
 export function createCore(options: CoreOptions = {}): Core {
@@ -163,6 +164,7 @@ export function createCore(options: CoreOptions = {}): Core {
     },
     nodes,
     sessions,
+    timeline,
     dispose: () => store.dispose(),
   };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../../../shared/errors';
 import { timelineKinds, type TimelineEvent } from '../../../../shared/model';
-import { writeTextFileAtomic } from '../../base/config';
+import { writeTextFileAtomic, writeTextFileAtomicSync } from '../../base/config';
 
 export const timelineFileName = 'timeline.jsonl';
 
@@ -87,6 +87,15 @@ export class TimelineFile {
 
   /** Writes the newest events that fit under the cap; resolves once the file is in place. */
   async save(events: readonly TimelineEvent[]): Promise<void> {
+    await writeTextFileAtomic(this.path, this.text(events));
+  }
+
+  /** save, done before it returns (the core is shutting down). */
+  saveSync(events: readonly TimelineEvent[]): void {
+    writeTextFileAtomicSync(this.path, this.text(events));
+  }
+
+  private text(events: readonly TimelineEvent[]): string {
     if (this.foreign) {
       throw new AppError({
         code: 'failed-precondition',
@@ -103,7 +112,7 @@ export class TimelineFile {
       lines.push(line);
     }
     lines.push(`${JSON.stringify(header)}\n`);
-    await writeTextFileAtomic(this.path, lines.reverse().join(''));
+    return lines.reverse().join('');
   }
 }
 

@@ -50,6 +50,9 @@ export interface TimelineRecorderOptions {
 
 interface NodeEntry {
   readonly tracker: NodeTracker;
+  /** Resolves once a reset of the node (its state when followed) has been taken in. */
+  watched: Promise<void>;
+  markWatched: () => void;
   subscription: Disposable | undefined;
   /** Deltas are turned into events one after another, in the order they came. */
   chain: Promise<void>;
@@ -78,7 +81,7 @@ export class TimelineRecorder implements Disposable {
 
   constructor(private readonly options: TimelineRecorderOptions) {
     this.maxEvents = options.maxEvents ?? timelineLimits.maxEvents;
-    this.saveDelayMs = options.saveDelayMs ?? 500;
+    this.saveDelayMs = options.saveDelayMs ?? 2000;
     this.now = options.now ?? Date.now;
     this.file = new TimelineFile(
       options.configDir,
@@ -104,6 +107,15 @@ export class TimelineRecorder implements Disposable {
   async settled(): Promise<void> {
     await this.ready;
     await Promise.all([...this.nodeEntries.values()].map((entry) => entry.chain));
+  }
+
+  /**
+   * Resolves once the node is followed: its state when followed is taken in, and what
+   * changes from then on is recorded (for tests and benches, which change a node then).
+   */
+  async watching(nodeId: string): Promise<void> {
+    await this.ready;
+    await this.entryFor(nodeId).watched;
   }
 
   /** Forgets every event, in memory and in the file. */
@@ -144,9 +156,16 @@ export class TimelineRecorder implements Disposable {
     for (const entry of this.nodeEntries.values()) entry.subscription?.dispose();
     this.nodeEntries.clear();
     this.sinks.clear();
-    // What is still unsaved goes to the file (the process waits for the write).
-    if (this.saveTimer !== undefined && this.loaded) {
-      this.saveNow().catch(timelineLog.failure('The timeline could not be saved'));
+    // What is still unsaved is on disk before dispose returns: the process may exit next,
+    // and whoever disposed the core may remove its config directory.
+    if (this.saveTimer !== undefined) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+      try {
+        this.file.saveSync(this.events);
+      } catch (error) {
+        timelineLog.warn('The timeline could not be saved.', error);
+      }
     }
   }
 
@@ -193,7 +212,16 @@ export class TimelineRecorder implements Disposable {
     if (entry === undefined) {
       const tracker = new NodeTracker();
       tracker.seed(this.events.filter((event) => event.nodeId === nodeId));
-      entry = { tracker, subscription: undefined, chain: Promise.resolve(), updates: 'polling' };
+      let markWatched = (): void => undefined;
+      const watched = new Promise<void>((resolve) => (markWatched = resolve));
+      entry = {
+        tracker,
+        watched,
+        markWatched,
+        subscription: undefined,
+        chain: Promise.resolve(),
+        updates: 'polling',
+      };
       this.nodeEntries.set(nodeId, entry);
     }
     return entry;
@@ -220,6 +248,7 @@ export class TimelineRecorder implements Disposable {
 
   private async record(nodeId: string, entry: NodeEntry, delta: ResourceDelta): Promise<void> {
     const transitions = entry.tracker.apply(delta);
+    if (delta.reset) entry.markWatched();
     if (transitions.length === 0 || this.disposed) return;
     const source = entry.updates;
     const details = new Map<string, Promise<ContainerDetail | undefined>>();
