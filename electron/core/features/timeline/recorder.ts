@@ -191,7 +191,8 @@ export class TimelineRecorder implements Disposable {
   /** A connected node is followed; a reconnecting one keeps its subscription. */
   private follow(status: NodeStatus): void {
     const entry = this.entryFor(status.nodeId);
-    if (status.updates !== undefined) entry.updates = status.updates;
+    // Unknown yet: the watcher tries the event stream, and a runtime without says so.
+    entry.updates = status.updates ?? 'events';
     if (status.state === 'connected') {
       if (entry.subscription === undefined) this.subscribeNode(status.nodeId, entry);
     } else if (status.state !== 'reconnecting') {
