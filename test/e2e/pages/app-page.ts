@@ -11,7 +11,8 @@ export type ViewName =
   | 'Debug containers'
   | 'Logs'
   | 'Stats'
-  | 'Run on many';
+  | 'Run on many'
+  | 'Timeline';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {

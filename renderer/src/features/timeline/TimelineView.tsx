@@ -77,7 +77,7 @@ function Filters({ shown, total }: { shown: number; total: number }) {
   return (
     <Toolbar label="Filter the timeline">
       <SelectFilter
-        label="Node"
+        label="Filter by node"
         value={filter.nodeId}
         choices={nodeChoices}
         onChange={(nodeId) => controller.setFilter({ nodeId })}
@@ -221,7 +221,9 @@ function CrashLoops({ loops }: { loops: readonly CrashLoop[] }) {
     <section className="timeline-loops" aria-label="Crash loops">
       <h2>
         <Badge tone="danger">crash loop</Badge>{' '}
-        {loops.length === 1 ? 'A container' : `${loops.length} containers`} keep failing
+        {loops.length === 1
+          ? 'A container keeps failing'
+          : `${loops.length} containers keep failing`}
       </h2>
       <ul>
         {loops.map((loop) => (
