@@ -23,10 +23,9 @@
  *
  *   npm run bench -- --only fleet
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { EventSink } from '../../shared/contract';
 import type { Disposable } from '../../shared/lifecycle';
@@ -39,7 +38,7 @@ import {
 import { createClient, createMessagePortPair, serve } from '../../shared/rpc';
 import { createCore, type Core } from '../../electron/core/composition';
 import { criServices } from '../../electron/core/base/cri/services';
-import type { FleetChange, FleetCommand, FleetMessage } from '../../test/fakes/fleet-process';
+import { forkFleet } from '../../test/fakes/fleet';
 import { percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule, BenchTarget } from './types';
 
@@ -100,43 +99,6 @@ function throughRpc(core: Core): Subscriber {
   };
 }
 
-interface Fleet {
-  readonly endpoints: readonly string[];
-  onChanges(listener: (changes: readonly FleetChange[]) => void): void;
-  command(command: FleetCommand): void;
-  stop(): Promise<void>;
-}
-
-function startFleetProcess(dir: string, count: number): Promise<Fleet> {
-  const script = resolve(import.meta.dirname, '../../test/fakes/fleet-process.ts');
-  const options = { dir, count, pods: 20, containers: 100, images: 30, churnMs };
-  const child: ChildProcess = fork(script, [JSON.stringify(options)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const listeners = new Set<(changes: readonly FleetChange[]) => void>();
-  return new Promise((resolvePromise, reject) => {
-    child.once('exit', (code) => reject(new Error(`the fleet process exited (${code})`)));
-    child.on('message', (message: FleetMessage) => {
-      if (message.type === 'changes') {
-        for (const listener of listeners) listener(message.changes);
-        return;
-      }
-      resolvePromise({
-        endpoints: message.endpoints,
-        onChanges: (listener) => listeners.add(listener),
-        command: (command) => child.send(command),
-        stop: () =>
-          new Promise((done) => {
-            child.removeAllListeners('exit');
-            child.once('exit', () => done());
-            child.send({ type: 'stop' });
-          }),
-      });
-    });
-  });
-}
-
 async function waitFor(test: () => boolean, what: string, timeoutMs = 300_000): Promise<number> {
   const started = Date.now();
   while (!test()) {
@@ -153,7 +115,14 @@ async function runFleet(
   log: (line: string) => void,
 ): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'porthole-bench-fleet-'));
-  const fleet = await startFleetProcess(join(dir, 'nodes'), count);
+  const fleet = await forkFleet({
+    dir: join(dir, 'nodes'),
+    count,
+    pods: 20,
+    containers: 100,
+    images: 30,
+    churnMs,
+  });
   const configDir = join(dir, 'config');
   // One process serves the whole fleet, on a machine Porthole shares with it: its answers
   // can be slower than a real node's, so calls get a minute rather than the default 10 s.
@@ -280,14 +249,14 @@ async function runFleet(
     // One node frozen: how long until its card says so.
     const frozenId = profiles[0]?.id ?? '';
     const frozenAt = Date.now();
-    fleet.command({ type: 'freeze', node: 0 });
+    fleet.freeze(0);
     const frozenSeen =
       (await waitFor(
         () => nodes.find((node) => node.nodeId === frozenId)?.outage?.kind === 'not-answering',
         'the frozen node to show',
         60_000,
       )) - frozenAt;
-    fleet.command({ type: 'thaw', node: 0 });
+    fleet.thaw(0);
 
     const loopConnect = connectLoop.percentile(99) / 1e6;
     const loopSteady = steadyLoop.percentile(99) / 1e6;

@@ -54,4 +54,26 @@ export const benches: readonly BenchEntry[] = [
       return fromRecord('ui', async () => ({ ...(await uiBench.run()) }), uiBench.targets);
     },
   },
+  {
+    name: 'ui-rows',
+    load: async () => {
+      const { runUiRowsBench, uiRowsBenchTargets } = await import('./ui-rows');
+      return fromRecord(
+        'ui-rows',
+        async () => ({ ...(await runUiRowsBench()) }),
+        uiRowsBenchTargets,
+      );
+    },
+  },
+  {
+    name: 'ui-fleet',
+    load: async () => {
+      const { uiFleetBench } = await import('./ui-fleet');
+      return fromRecord(
+        'ui-fleet',
+        async () => ({ ...(await uiFleetBench.run()) }),
+        uiFleetBench.targets,
+      );
+    },
+  },
 ];

@@ -207,6 +207,21 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Stats');
   });
 
+  it('the node selector, open', async () => {
+    await app.go('Nodes');
+    const banner = page.getByRole('banner');
+    const selector = banner.getByRole('combobox', { name: 'Node', exact: true });
+    await selector.focus();
+    await page.keyboard.press('ArrowDown');
+    await banner.getByRole('listbox', { name: 'Nodes' }).getByRole('option').first().waitFor();
+    try {
+      await audit('Node selector');
+    } finally {
+      await page.keyboard.press('Escape');
+      await expect.poll(() => selector.getAttribute('aria-expanded')).toBe('false');
+    }
+  });
+
   it('the command palette', async () => {
     await app.go('Nodes');
     await withDialog(async () => {

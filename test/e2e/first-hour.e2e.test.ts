@@ -308,8 +308,11 @@ describe('a first hour with Porthole', () => {
       // Dragging the Node header's edge widens the column, and the width stays.
       await app.go('Pods');
       const header = pods.grid.getByRole('columnheader', { name: /^Node/ });
-      const before = (await header.boundingBox())?.width ?? 0;
       const handle = header.getByRole('separator', { name: 'Resize the Node column' });
+      // Measured once the view is drawn: a box read before is null, or the width 0.
+      await handle.waitFor({ state: 'visible' });
+      const before = (await header.boundingBox())?.width ?? 0;
+      expect(before).toBeGreaterThan(0);
       const box = await handle.boundingBox();
       if (box === null) throw new Error('no resize handle');
       await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);

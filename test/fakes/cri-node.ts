@@ -137,6 +137,7 @@ export class FakeCriNode implements AsyncDisposable {
   private parked: (() => void)[] = [];
   private frozenNow = false;
   private churnTimer: NodeJS.Timeout | undefined;
+  private churnPaused = false;
   private serial = 0;
   private server: grpc.Server | undefined;
 
@@ -172,6 +173,17 @@ export class FakeCriNode implements AsyncDisposable {
     const parked = this.parked;
     this.parked = [];
     for (const answer of parked) answer();
+    this.scheduleChurn();
+  }
+
+  /** Stops the churn (the node answers as before): its containers stay as they are. */
+  pauseChurn(): void {
+    this.churnPaused = true;
+    this.stopChurn();
+  }
+
+  resumeChurn(): void {
+    this.churnPaused = false;
     this.scheduleChurn();
   }
 
@@ -331,6 +343,7 @@ export class FakeCriNode implements AsyncDisposable {
   private scheduleChurn(): void {
     const range = this.options.churnMs;
     if (range === undefined || this.churnTimer !== undefined || this.frozenNow) return;
+    if (this.churnPaused) return;
     if (this.server === undefined) return;
     const [min, max] = range;
     this.churnTimer = setTimeout(

@@ -3,8 +3,8 @@
  * not counted against Porthole's: `node --import tsx test/fakes/fleet-process.ts` forked
  * with an IPC channel. Tells the parent `{ type: 'ready', endpoints }`, then the changes
  * the nodes make, in batches (`{ type: 'changes', changes: [[node, containerId, state,
- * at], …] }`). Takes `{ type: 'freeze', node }`, `{ type: 'thaw', node }` and
- * `{ type: 'stop' }`.
+ * at], …] }`). Takes `{ type: 'freeze', node }`, `{ type: 'thaw', node }`,
+ * `{ type: 'pause' }` and `{ type: 'resume' }` (every node's churn), and `{ type: 'stop' }`.
  *
  * Options as JSON in argv[2]: { dir, count, pods, containers, images, churnMs }.
  */
@@ -31,7 +31,10 @@ export type FleetMessage =
   | { readonly type: 'changes'; readonly changes: readonly FleetChange[] };
 
 export type FleetCommand =
-  { readonly type: 'freeze' | 'thaw'; readonly node: number } | { readonly type: 'stop' };
+  | { readonly type: 'freeze' | 'thaw'; readonly node: number }
+  | { readonly type: 'pause' }
+  | { readonly type: 'resume' }
+  | { readonly type: 'stop' };
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as FleetOptions;
@@ -57,6 +60,13 @@ async function main(): Promise<void> {
     if (command.type === 'stop') {
       clearInterval(flush);
       void Promise.all(nodes.map((node) => node.stop())).then(() => process.exit(0));
+      return;
+    }
+    if (command.type === 'pause' || command.type === 'resume') {
+      for (const node of nodes) {
+        if (command.type === 'pause') node.pauseChurn();
+        else node.resumeChurn();
+      }
       return;
     }
     const node = nodes[command.node];

@@ -147,10 +147,10 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(await status(host, `${link.pathname}${link.search}`)).toBe(403);
     });
 
-    it('refuses WebSocket upgrades without the session cookie or from another origin', async () => {
+    it('refuses WebSocket upgrades without the login cookie or from another origin', async () => {
       expect(await upgradeStatus(host, undefined, host.origin)).toBe(401);
       expect(await upgradeStatus(host, 'porthole-1=wrong', host.origin)).toBe(401);
-      expect(await upgradeStatus(host, host.sessionCookie, 'http://evil.example')).toBe(403);
+      expect(await upgradeStatus(host, host.loginCookie, 'http://evil.example')).toBe(403);
     });
 
     it('lists the lab runtime and connects it', async () => {

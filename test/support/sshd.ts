@@ -96,6 +96,8 @@ export interface SshdOptions {
 /** A running sshd. `stop()`/`kill()` end it; `start()` runs it again on the same port and key. */
 export class Sshd {
   private child: ChildProcess | undefined;
+  /** The killed listener's exit: until then it may still hold the port (see start()). */
+  private exited: Promise<unknown> = Promise.resolve();
   private stderr = '';
 
   private constructor(
@@ -162,6 +164,9 @@ export class Sshd {
 
   async start(): Promise<void> {
     if (this.child !== undefined) return;
+    // A listener killed a moment ago may still accept: the check below would pass on it,
+    // and the new sshd would fail to bind and exit.
+    await this.exited;
     const child = spawn(SSHD_PATH, ['-D', '-e', '-f', this.configPath], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -201,6 +206,9 @@ export class Sshd {
     const child = this.child;
     this.child = undefined;
     if (child?.pid === undefined) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      this.exited = new Promise((resolve) => child.once('exit', resolve));
+    }
     for (const pid of [child.pid, ...descendants(child.pid)]) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -235,11 +243,8 @@ export class Sshd {
 
   /** Stops sshd and its sessions (as kill()) and waits for the listener to exit. */
   async stop(): Promise<void> {
-    const child = this.child;
-    if (child?.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     this.kill();
-    if (child.exitCode === null && child.signalCode === null) await exited;
+    await this.exited;
   }
 
   async dispose(): Promise<void> {

@@ -129,11 +129,11 @@ describe('browser-mode host', () => {
     expect(first.origin).toBe(host.origin);
     expect(Buffer.from(first.searchParams.get('token') ?? '', 'base64url')).toHaveLength(32);
     expect(first.searchParams.get('token')).not.toBe(second.searchParams.get('token'));
-    // The session secret is not in any link.
-    expect(host.sessionCookie.split('=')[1]).not.toBe(first.searchParams.get('token'));
+    // The login secret is not in any link.
+    expect(host.loginCookie.split('=')[1]).not.toBe(first.searchParams.get('token'));
   });
 
-  it('lets a link in once, with an HttpOnly SameSite=Strict session cookie', async () => {
+  it('lets a link in once, with an HttpOnly SameSite=Strict login cookie', async () => {
     expect((await get(host, '/')).status).toBe(401);
     expect((await get(host, '/?token=nope')).status).toBe(403);
     const path = linkPath(host);
@@ -143,21 +143,21 @@ describe('browser-mode host', () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>Porthole</title>');
     const cookie = String(page.headers['set-cookie']);
-    expect(cookie).toBe(`${host.sessionCookie}; Path=/; HttpOnly; SameSite=Strict`);
+    expect(cookie).toBe(`${host.loginCookie}; Path=/; HttpOnly; SameSite=Strict`);
     // Spent: the same link again lets nobody in, and says why.
     const again = await get(host, path);
     expect(again.status).toBe(403);
     expect(again.body).toMatch(/used already/);
     // The cookie is what reloads (and every other tab of that browser) go on with.
-    const reload = await get(host, '/', { cookie: host.sessionCookie });
+    const reload = await get(host, '/', { cookie: host.loginCookie });
     expect(reload.status).toBe(200);
     expect(reload.headers['set-cookie']).toBeUndefined();
-    expect((await get(host, path, { cookie: host.sessionCookie })).status).toBe(200);
-    expect((await get(host, '/', { cookie: `${host.sessionCookie}x` })).status).toBe(401);
+    expect((await get(host, path, { cookie: host.loginCookie })).status).toBe(200);
+    expect((await get(host, '/', { cookie: `${host.loginCookie}x` })).status).toBe(401);
   });
 
   it('serves the app with a strict CSP, no referrer and no caching', async () => {
-    const page = await get(host, '/nodes/abc', { cookie: host.sessionCookie });
+    const page = await get(host, '/nodes/abc', { cookie: host.loginCookie });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(page.headers['content-security-policy']);
@@ -208,7 +208,7 @@ describe('browser-mode host', () => {
       '/assets/link.txt',
       '/assets/%00.js',
     ]) {
-      const answer = await get(host, path, { cookie: host.sessionCookie });
+      const answer = await get(host, path, { cookie: host.loginCookie });
       expect(answer.status, path).not.toBe(500);
       expect(answer.body, path).not.toContain('secret');
     }
@@ -221,8 +221,8 @@ describe('browser-mode host', () => {
     expect(answer.status).toBe(421);
   });
 
-  it('accepts an upgrade only with the session cookie and the own Origin', async () => {
-    const cookie = host.sessionCookie;
+  it('accepts an upgrade only with the login cookie and the own Origin', async () => {
+    const cookie = host.loginCookie;
     expect((await upgrade(host, { origin: host.origin })).status).toBe(401);
     expect((await upgrade(host, { origin: host.origin, cookie: `${cookie}x` })).status).toBe(401);
     // A link's token is not a credential for the socket.
@@ -329,7 +329,7 @@ describe('a client cannot make the host hold more than its limits', () => {
     const host = await start({ maxConnections: 2 });
     try {
       const open = [await openRpcSocket(host), await openRpcSocket(host)];
-      const third = await upgrade(host, { origin: host.origin, cookie: host.sessionCookie });
+      const third = await upgrade(host, { origin: host.origin, cookie: host.loginCookie });
       expect(third.status).toBe(503);
       expect(third.body).toBe(
         'Porthole serves at most 2 connections at once; close another of its tabs.',
@@ -337,9 +337,9 @@ describe('a client cannot make the host hold more than its limits', () => {
       open[0]!.close();
       await closed(open[0]!);
       await expect.poll(() => host.connections).toBe(1);
-      expect(
-        (await upgrade(host, { origin: host.origin, cookie: host.sessionCookie })).status,
-      ).toBe(101);
+      expect((await upgrade(host, { origin: host.origin, cookie: host.loginCookie })).status).toBe(
+        101,
+      );
       open[1]!.close();
     } finally {
       await host.close();

@@ -9,7 +9,7 @@ import { AppError } from '../../../shared/errors';
 import { defaultRpcLimits, serve, type RpcLimits } from '../../../shared/rpc';
 import { logger } from '../base/log';
 import { setSecurityHeaders } from './security-headers';
-import { HostSession } from './session';
+import { BrowserLogin } from './login';
 import { joinRoot, resolveStaticPath, serveFile } from './static-files';
 import { certificateFingerprint, type HostTls } from './tls';
 import { webSocketPort, type OutgoingBufferLimits } from './websocket-port';
@@ -21,12 +21,12 @@ export interface HostOptions {
   readonly host?: string;
   /**
    * Accept a non-loopback bind address. Anyone who can reach it and holds a link (or the
-   * session cookie) controls the runtimes this host can reach; a warning is printed.
+   * login cookie) controls the runtimes this host can reach; a warning is printed.
    */
   readonly allowRemote?: boolean;
   /**
    * Serve HTTPS (and WSS) with this key and certificate. Required beyond loopback: the
-   * session and every passphrase typed into the page would otherwise cross the network
+   * login cookie and every passphrase typed into the page would otherwise cross the network
    * in plain text.
    */
   readonly tls?: HostTls;
@@ -52,11 +52,11 @@ export interface Host {
   readonly port: number;
   /**
    * A fresh one-time link that opens the app in one browser: the first load sets the
-   * session cookie, after that the link opens nothing. `onUsed` runs when it is spent.
+   * login cookie, after that the link opens nothing. `onUsed` runs when it is spent.
    */
   issueUrl(onUsed?: () => void): string;
-  /** `name=value` of the session cookie, for clients that are not browsers (tests, benches). */
-  readonly sessionCookie: string;
+  /** `name=value` of the login cookie, for clients that are not browsers (tests, benches). */
+  readonly loginCookie: string;
   /** SHA-256 fingerprint of the certificate (`AB:CD:…`) when serving HTTPS. */
   readonly tlsFingerprint?: string;
   /** Number of open RPC connections. */
@@ -99,7 +99,7 @@ function decodedPath(pathname: string): string | undefined {
 
 /**
  * Browser mode: serves the built renderer and carries the contract over one WebSocket.
- * The page loads with a one-time link or the session cookie it set (see session.ts), and
+ * The page loads with a one-time link or the login cookie it set (see login.ts), and
  * every WebSocket upgrade needs the cookie and an Origin equal to this host's own origin,
  * so other pages in the same browser (and other users of the machine) can't drive it.
  * Binds loopback only, unless told otherwise — and then only over TLS.
@@ -119,7 +119,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (tls === undefined) {
       throw new AppError({
         code: 'failed-precondition',
-        message: `Refusing to listen on ${bindHost} without TLS: the session and every passphrase typed into the page would cross the network in plain text.`,
+        message: `Refusing to listen on ${bindHost} without TLS: the login cookie and every passphrase typed into the page would cross the network in plain text.`,
         hint: '`npm run web -- --host 0.0.0.0 --allow-remote` makes a self-signed certificate for it and prints its fingerprint.',
       });
     }
@@ -144,7 +144,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
   let origin = '';
   let allowedOrigins = new Set<string>();
   // Made once the port is known (the cookie is named after it); requests come after that.
-  let session: HostSession | undefined = undefined;
+  let login: BrowserLogin | undefined = undefined;
 
   /** The Host header must name this server: defeats DNS rebinding. */
   const hostAllowed = (request: IncomingMessage): boolean => {
@@ -186,8 +186,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
       }
       return;
     }
-    // The app itself (any other path is an app route): with a link or the session cookie.
-    const current = session!;
+    // The app itself (any other path is an app route): with a link or the login cookie.
+    const current = login!;
     // Only a GET spends a link: a HEAD (a link preview, a checker) leaves it for the browser.
     const presented = request.method === 'GET' ? url.searchParams.get('token') : null;
     if (presented !== null && current.redeem(presented)) {
@@ -227,7 +227,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (url.pathname !== rpcPath) return refuse(404, 'Not Found');
     if (!hostAllowed(request)) return refuse(421, 'Misdirected Request');
     if (!originAllowed(request)) return refuse(403, 'Forbidden');
-    if (!session!.admits(request)) return refuse(401, 'Unauthorized');
+    if (!login!.admits(request)) return refuse(401, 'Unauthorized');
     if (sockets.size >= maxConnections) {
       return refuse(
         503,
@@ -272,7 +272,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     });
   });
   const port = (server.address() as AddressInfo).port;
-  session = new HostSession(port, tls !== undefined);
+  login = new BrowserLogin(port, tls !== undefined);
   origin = `${scheme}://${hostForUrl(isWildcard(bindHost) ? '127.0.0.1' : bindHost)}:${port}`;
   allowedOrigins = new Set(
     isLoopback(bindHost)
@@ -287,12 +287,12 @@ export async function startHost(options: HostOptions): Promise<Host> {
         `Its certificate's SHA-256 fingerprint is ${fingerprint ?? '?'}: check it when the browser asks.`,
     );
   }
-  const opened = session;
+  const opened = login;
   return {
     origin,
     port,
     issueUrl: (onUsed) => `${origin}/?token=${opened.issue(onUsed)}`,
-    sessionCookie: opened.cookie,
+    loginCookie: opened.cookie,
     ...(fingerprint !== undefined && { tlsFingerprint: fingerprint }),
     get connections() {
       return sockets.size;

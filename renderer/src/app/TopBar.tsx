@@ -1,35 +1,14 @@
-import { useModel, useNodes } from './context';
+import { useModel } from './context';
 import { Button } from '../ui/Button';
 import { isMac, modKeyLabel } from './keyboard';
-import { NodeOptions } from '../features/nodes/NodeLabel';
+import { NodeScopePicker } from '../features/nodes/NodeScopePicker';
 
-/** The node selector: every connected node, or one node (connected or not). */
+/** The node selector: every connected node, or one node (connected or not), searchable. */
 function NodeScopeSelect() {
-  const model = useModel();
-  const nodes = useNodes((state) => state.nodes);
-  const scope = useNodes((state) => state.scope);
-  const connected = nodes.filter((node) => node.state === 'connected');
-  const value = scope.kind === 'all' ? '' : scope.nodeId;
   return (
     <div className="node-scope">
       <label htmlFor="node-scope">Node</label>
-      <select
-        id="node-scope"
-        className="select"
-        value={value}
-        onChange={(event) =>
-          model.nodes
-            .getState()
-            .setScope(
-              event.target.value === ''
-                ? { kind: 'all' }
-                : { kind: 'node', nodeId: event.target.value },
-            )
-        }
-      >
-        <option value="">All connected nodes ({connected.length})</option>
-        <NodeOptions nodes={nodes} />
-      </select>
+      <NodeScopePicker id="node-scope" />
     </div>
   );
 }

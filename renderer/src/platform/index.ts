@@ -28,7 +28,7 @@ function isBrowserMode(): boolean {
 
 /**
  * The one-time link's token has done its work once this page loaded (the host answered
- * with the session cookie): take it out of the address bar and the history entry, so
+ * with the login cookie): take it out of the address bar and the history entry, so
  * neither a bookmark, a shared screen nor the history shows it.
  */
 function forgetLinkToken(): void {
@@ -38,7 +38,7 @@ function forgetLinkToken(): void {
   window.history.replaceState(window.history.state, '', url);
 }
 
-/** The RPC endpoint of the host that served this page; the session cookie goes along. */
+/** The RPC endpoint of the host that served this page; the login cookie goes along. */
 function webSocketUrl(): string {
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   return `${scheme}//${window.location.host}/rpc`;

@@ -50,7 +50,7 @@ export function fromDomMessagePort(port: MessagePort): MessagePortLike {
 /**
  * A WebSocket carrying the RPC, one message per frame (shared/rpc/frames.ts: JSON text for
  * control, binary frames for bytes). Resolves once the socket is open;
- * rejects if it never opens (no session cookie, host gone). A message larger than the
+ * rejects if it never opens (no login cookie, host gone). A message larger than the
  * host accepts is refused here with an AppError (the host would close the socket on it).
  */
 export function openWebSocketPort(

@@ -1,6 +1,7 @@
 /**
  * The renderer over an in-memory Porthole fed by the fake core, for the UI bench and for
- * looking at big tables: `?containers=5000&nodes=1&view=containers`. No host, no runtime.
+ * looking at big tables: `?containers=5000&nodes=1&view=containers` (a fleet:
+ * `?nodes=500&containers=50000&view=nodes`). No host, no runtime.
  */
 import { createElement, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -9,12 +10,12 @@ import { ModelProvider } from '../../../renderer/src/app/context';
 import { createAppModel, type AppModel } from '../../../renderer/src/app/model';
 import { createInMemoryPorthole } from '../../../renderer/src/platform';
 import '../../../renderer/src/styles/app.css';
-import { createFakeCore } from '../fixtures/fake-core';
+import { createFakeCore, type FakeCore } from '../fixtures/fake-core';
 
 declare global {
   interface Window {
     /** For the bench: the model, to drive and observe the app without a mouse. */
-    portholeHarness?: { model: AppModel; containers: number };
+    portholeHarness?: { model: AppModel; core: FakeCore; containers: number };
   }
 }
 
@@ -30,7 +31,7 @@ const core = createFakeCore({
 const model = createAppModel(createInMemoryPorthole(core.services, core.events), {
   initialView: params.get('view') ?? 'nodes',
 });
-window.portholeHarness = { model, containers };
+window.portholeHarness = { model, core, containers };
 
 const container = document.getElementById('root');
 if (container === null) throw new Error('no #root');

@@ -31,21 +31,27 @@ export class AppPage {
     await this.page.getByRole('heading', { level: 1, name: view }).waitFor();
   }
 
-  /** The top bar's node selector: a node's name, or `all` for every connected node. */
+  /**
+   * Picks in the top bar's node selector (a searchable combobox): a node's name, or `all`
+   * for every connected node. Types the name, then chooses the option that starts with it.
+   */
   async scope(node: string): Promise<void> {
-    // In the top bar: the sidebar's "Node" section and the Stats toolbar's picker share the name.
-    const select = this.page
+    // In the top bar: the Stats toolbar's picker shares the name.
+    const selector = this.page
       .getByRole('banner')
       .getByRole('combobox', { name: 'Node', exact: true });
+    const list = this.page.getByRole('banner').getByRole('listbox', { name: 'Nodes' });
+    await selector.fill(node === 'all' ? '' : node);
+    const options = list.getByRole('option');
+    await options.first().waitFor();
     if (node === 'all') {
-      await select.selectOption({ index: 0 });
+      await options.filter({ hasText: /^All connected nodes/ }).click();
       return;
     }
-    const options = await select.locator('option').allTextContents();
-    const label = options.find((text) => text.startsWith(node));
-    if (label === undefined)
-      throw new Error(`No node "${node}" in the selector: ${options.join(', ')}`);
-    await select.selectOption({ label });
+    const texts = await options.allTextContents();
+    const index = texts.findIndex((text) => text.startsWith(node));
+    if (index < 0) throw new Error(`No node "${node}" in the selector: ${texts.join(', ')}`);
+    await options.nth(index).click();
   }
 
   get notifications(): Locator {

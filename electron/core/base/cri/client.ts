@@ -25,32 +25,34 @@ import type {
   CgroupDriverInfo,
   RuntimeInfo,
 } from '../../../../shared/model';
-import { CapabilityTracker } from './capabilities';
-import {
-  CriChannel,
-  type AnyMethod,
-  type CallOptions,
-  type RequestOf,
-  type ResponseOf,
-} from './channel';
+import { CriCalls } from './calls';
+import { probeCapabilities } from './capability-probe';
+import type { CapabilityTracker } from './capabilities';
+import { CriChannel, type CallOptions, type StreamObserver } from './channel';
 import { parseEndpoint } from './endpoint';
-import { toContainerEvent, type ContainerEvent } from './events';
+import { watchContainerEvents, type ContainerEvent } from './events';
 import {
-  containerStateFilter,
-  nanosToMillis,
+  cgroupDriverFromStatus,
   parseVerboseInfo,
-  podStateFilter,
   toContainer,
   toContainerDetail,
   toContainerStats,
   toImage,
+  toImageFilesystemUsage,
   toPodSandbox,
   toPodSandboxDetail,
   toPodStats,
   toRuntimeInfo,
 } from './mappers';
-import { podStatsHazard, type RuntimeIdentity } from './hazards';
-import { criServices, type CriServiceDefinitions } from './services';
+import { podStatsHazard, podStatsRefused, type RuntimeIdentity } from './hazards';
+import {
+  containerFilter,
+  containerStatsFilter,
+  podSandboxFilter,
+  podStatsFilter,
+  withUserSpecifiedImage,
+  type StatsFilter,
+} from './requests';
 import { logger } from '../log';
 
 const criLog = logger('cri');
@@ -76,11 +78,6 @@ export interface StreamUrl {
 
 export const defaultCriTimeoutMs = 10_000;
 
-/** An event stream still open this long is a runtime that serves events. */
-const eventsProofMs = 1000;
-/** A label no pod or container carries: stats lists filtered by it are empty. */
-const probeLabel = 'porthole.io/capability-probe';
-
 /**
  * Typed access to one node's RuntimeService and ImageService. One instance per endpoint,
  * each with one gRPC channel (shared when both services live on the same socket). Every
@@ -88,15 +85,13 @@ const probeLabel = 'porthole.io/capability-probe';
  * models. Optional features are tracked in `capabilities` as calls prove them.
  */
 export class CriClient implements Disposable {
-  readonly capabilities = new CapabilityTracker();
-  private readonly services: CriServiceDefinitions = criServices();
+  readonly capabilities: CapabilityTracker;
   /** What the last Version answer said: some runtime versions must not get some calls. */
   private identity?: RuntimeIdentity;
 
-  private constructor(
-    private readonly runtimeChannel: CriChannel,
-    private readonly imageChannel: CriChannel,
-  ) {}
+  private constructor(private readonly calls: CriCalls) {
+    this.capabilities = calls.capabilities;
+  }
 
   /** Parses the endpoints (throwing an AppError if unsupported); connects lazily. */
   static create(options: CriClientOptions): CriClient {
@@ -106,15 +101,15 @@ export class CriClient implements Disposable {
     const runtimeChannel = new CriChannel(runtime, timeoutMs);
     const imageChannel =
       image.path === runtime.path ? runtimeChannel : new CriChannel(image, timeoutMs);
-    return new CriClient(runtimeChannel, imageChannel);
+    return new CriClient(new CriCalls(runtimeChannel, imageChannel));
   }
 
   get endpoint(): string {
-    return this.runtimeChannel.endpoint.uri;
+    return this.calls.runtimeChannel.endpoint.uri;
   }
 
   get imageEndpoint(): string {
-    return this.imageChannel.endpoint.uri;
+    return this.calls.imageChannel.endpoint.uri;
   }
 
   // ---- runtime ------------------------------------------------------------------
@@ -124,7 +119,7 @@ export class CriClient implements Disposable {
   ): Promise<
     Pick<RuntimeInfo, 'runtimeName' | 'runtimeVersion' | 'runtimeApiVersion' | 'apiVersion'>
   > {
-    const response = await this.runtime('Version', { version: 'v1' }, options);
+    const response = await this.calls.runtime('Version', { version: 'v1' }, options);
     this.identity = { runtimeName: response.runtimeName, runtimeVersion: response.runtimeVersion };
     return {
       runtimeName: response.runtimeName,
@@ -139,20 +134,20 @@ export class CriClient implements Disposable {
    * only the runtime's configuration says (containerd 1.6's sandbox image).
    */
   async runtimeInfo(options?: CallOptions): Promise<RuntimeInfo> {
-    const version = await this.runtime('Version', { version: 'v1' }, options);
+    const version = await this.calls.runtime('Version', { version: 'v1' }, options);
     this.identity = { runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion };
-    const status = await this.runtime('Status', { verbose: true }, options);
+    const status = await this.calls.runtime('Status', { verbose: true }, options);
     return toRuntimeInfo(version, status);
   }
 
   /** The runtime's verbose status info (its configuration, CNI state…), parsed. */
   async statusInfo(options?: CallOptions): Promise<Readonly<Record<string, unknown>>> {
-    const status = await this.runtime('Status', { verbose: true }, options);
+    const status = await this.calls.runtime('Status', { verbose: true }, options);
     return parseVerboseInfo(status.info);
   }
 
   async runtimeConfig(options?: CallOptions): Promise<RuntimeConfigInfo> {
-    const response = await this.runtime('RuntimeConfig', {}, options);
+    const response = await this.calls.runtime('RuntimeConfig', {}, options);
     const driver = response.linux?.cgroupDriver;
     return {
       cgroupDriver:
@@ -177,14 +172,10 @@ export class CriClient implements Disposable {
   }
 
   async listPods(filter: PodFilter = {}, options?: CallOptions): Promise<PodSandbox[]> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ListPodSandbox',
       {
-        filter: {
-          id: filter.id ?? '',
-          labelSelector: { ...filter.labels },
-          ...(filter.state !== undefined && { state: { state: podStateFilter[filter.state] } }),
-        },
+        filter: podSandboxFilter(filter),
       },
       options,
     );
@@ -192,7 +183,7 @@ export class CriClient implements Disposable {
   }
 
   async podStatus(podSandboxId: string, options: VerboseOption = {}): Promise<PodSandboxDetail> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'PodSandboxStatus',
       { podSandboxId, verbose: options.verbose ?? false },
       options,
@@ -205,7 +196,7 @@ export class CriClient implements Disposable {
     runtimeHandler = '',
     options?: CallOptions,
   ): Promise<string> {
-    const response = await this.runtime('RunPodSandbox', { config, runtimeHandler }, options);
+    const response = await this.calls.runtime('RunPodSandbox', { config, runtimeHandler }, options);
     return response.podSandboxId;
   }
 
@@ -232,22 +223,20 @@ export class CriClient implements Disposable {
         ),
       ),
     );
-    await this.runtime(
+    await this.calls.runtime(
       'StopPodSandbox',
       { podSandboxId },
-      { ...options, timeoutMs: this.deadlineAfter(gracePeriodSeconds, options) },
+      { ...options, timeoutMs: this.calls.deadlineAfter(gracePeriodSeconds, options) },
     );
   }
 
   async removePod(podSandboxId: string, options?: CallOptions): Promise<void> {
-    await this.runtime('RemovePodSandbox', { podSandboxId }, options);
+    await this.calls.runtime('RemovePodSandbox', { podSandboxId }, options);
   }
 
   /**
    * Creates a container. The image the config names is also sent as the one the user
-   * asked for (`image.user_specified_image`), as the kubelet and crictl do, unless the
-   * config says otherwise: a CRI-O with a signature policy refuses to create a container
-   * without it ("User specified image not specified, cannot verify image signature").
+   * asked for, as the kubelet and crictl do (why: `withUserSpecifiedImage`).
    */
   async createContainer(
     podSandboxId: string,
@@ -255,7 +244,7 @@ export class CriClient implements Disposable {
     sandboxConfig: PodSandboxConfig,
     options?: CallOptions,
   ): Promise<string> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'CreateContainer',
       { podSandboxId, config: withUserSpecifiedImage(config), sandboxConfig },
       options,
@@ -264,7 +253,7 @@ export class CriClient implements Disposable {
   }
 
   async startContainer(containerId: string, options?: CallOptions): Promise<void> {
-    await this.runtime('StartContainer', { containerId }, options);
+    await this.calls.runtime('StartContainer', { containerId }, options);
   }
 
   /**
@@ -276,29 +265,22 @@ export class CriClient implements Disposable {
     gracePeriodSeconds = 10,
     options: CallOptions = {},
   ): Promise<void> {
-    await this.runtime(
+    await this.calls.runtime(
       'StopContainer',
       { containerId, timeout: gracePeriodSeconds },
-      { ...options, timeoutMs: this.deadlineAfter(gracePeriodSeconds, options) },
+      { ...options, timeoutMs: this.calls.deadlineAfter(gracePeriodSeconds, options) },
     );
   }
 
   async removeContainer(containerId: string, options?: CallOptions): Promise<void> {
-    await this.runtime('RemoveContainer', { containerId }, options);
+    await this.calls.runtime('RemoveContainer', { containerId }, options);
   }
 
   async listContainers(filter: ContainerFilter = {}, options?: CallOptions): Promise<Container[]> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ListContainers',
       {
-        filter: {
-          id: filter.id ?? '',
-          podSandboxId: filter.podSandboxId ?? '',
-          labelSelector: { ...filter.labels },
-          ...(filter.state !== undefined && {
-            state: { state: containerStateFilter[filter.state] },
-          }),
-        },
+        filter: containerFilter(filter),
       },
       options,
     );
@@ -309,7 +291,7 @@ export class CriClient implements Disposable {
     containerId: string,
     options: VerboseOption = {},
   ): Promise<ContainerDetail> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ContainerStatus',
       { containerId, verbose: options.verbose ?? false },
       options,
@@ -327,10 +309,10 @@ export class CriClient implements Disposable {
     timeoutSeconds = 0,
     options: CallOptions = {},
   ): Promise<ExecSyncResult> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ExecSync',
       { containerId, cmd: [...cmd], timeout: timeoutSeconds },
-      { ...options, timeoutMs: this.deadlineAfter(timeoutSeconds, options) },
+      { ...options, timeoutMs: this.calls.deadlineAfter(timeoutSeconds, options) },
     );
     return {
       stdout: new Uint8Array(response.stdout),
@@ -340,40 +322,34 @@ export class CriClient implements Disposable {
   }
 
   async exec(request: ExecRequest, options?: CallOptions): Promise<StreamUrl> {
-    return { url: (await this.runtime('Exec', request, options)).url };
+    return { url: (await this.calls.runtime('Exec', request, options)).url };
   }
 
   async attach(request: AttachRequest, options?: CallOptions): Promise<StreamUrl> {
-    return { url: (await this.runtime('Attach', request, options)).url };
+    return { url: (await this.calls.runtime('Attach', request, options)).url };
   }
 
   async portForward(request: PortForwardRequest, options?: CallOptions): Promise<StreamUrl> {
-    return { url: (await this.runtime('PortForward', request, options)).url };
+    return { url: (await this.calls.runtime('PortForward', request, options)).url };
   }
 
   async reopenContainerLog(containerId: string, options?: CallOptions): Promise<void> {
-    await this.runtime('ReopenContainerLog', { containerId }, options);
+    await this.calls.runtime('ReopenContainerLog', { containerId }, options);
   }
 
   async containerStats(containerId: string, options?: CallOptions): Promise<ContainerStats> {
-    const response = await this.runtime('ContainerStats', { containerId }, options);
+    const response = await this.calls.runtime('ContainerStats', { containerId }, options);
     if (response.stats === null) throw missing('ContainerStats', containerId);
     return toContainerStats(response.stats);
   }
 
   async listContainerStats(
-    filter: { podSandboxId?: string; labels?: Record<string, string> } = {},
+    filter: StatsFilter = {},
     options?: CallOptions,
   ): Promise<ContainerStats[]> {
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ListContainerStats',
-      {
-        filter: {
-          id: '',
-          podSandboxId: filter.podSandboxId ?? '',
-          labelSelector: { ...filter.labels },
-        },
-      },
+      { filter: containerStatsFilter(filter) },
       options,
     );
     return response.stats.map(toContainerStats);
@@ -391,29 +367,24 @@ export class CriClient implements Disposable {
   /** Pod stats are refused here, for every caller, where asking would crash the runtime. */
   private async refuseHazardousPodStats(options?: CallOptions): Promise<void> {
     const hazard = await this.podStatsHazard(options);
-    if (hazard === undefined) return;
-    throw new AppError({
-      code: 'failed-precondition',
-      message: hazard,
-      hint: "A pod's figures can be the sum of its containers'; CRI-O 1.36.4 or 1.37 has its own.",
-    });
+    if (hazard !== undefined) throw podStatsRefused(hazard);
   }
 
   async podStats(podSandboxId: string, options?: CallOptions): Promise<PodStats> {
     await this.refuseHazardousPodStats(options);
-    const response = await this.runtime('PodSandboxStats', { podSandboxId }, options);
+    const response = await this.calls.runtime('PodSandboxStats', { podSandboxId }, options);
     if (response.stats === null) throw missing('PodSandboxStats', podSandboxId);
     return toPodStats(response.stats);
   }
 
   async listPodStats(
-    filter: { labels?: Record<string, string> } = {},
+    filter: Omit<StatsFilter, 'podSandboxId'> = {},
     options?: CallOptions,
   ): Promise<PodStats[]> {
     await this.refuseHazardousPodStats(options);
-    const response = await this.runtime(
+    const response = await this.calls.runtime(
       'ListPodSandboxStats',
-      { filter: { id: '', labelSelector: { ...filter.labels } } },
+      { filter: podStatsFilter(filter) },
       options,
     );
     return response.stats.map(toPodStats);
@@ -426,47 +397,20 @@ export class CriClient implements Disposable {
    * events switched off (CRI-O's default `enable_pod_events = false`): the capability
    * turns `disabled` and the observer hears `complete`. Either way callers poll instead.
    */
-  watchContainerEvents(observer: {
-    next(event: ContainerEvent): void;
-    error(error: AppError): void;
-    complete(): void;
-  }): Disposable {
-    let answered = false;
-    return this.runtimeChannel.serverStream(
-      this.services.runtime.GetContainerEvents,
-      'GetContainerEvents',
-      {},
-      {
-        next: (message) => {
-          if (!answered) {
-            answered = true;
-            this.capabilities.observe('GetContainerEvents', 'answered');
-          }
-          observer.next(toContainerEvent(message));
-        },
-        error: (error) => {
-          if (error.code === 'unimplemented')
-            this.capabilities.observe('GetContainerEvents', 'unimplemented');
-          observer.error(error);
-        },
-        complete: () => {
-          if (!answered) this.capabilities.observe('GetContainerEvents', 'disabled');
-          observer.complete();
-        },
-      },
-    );
+  watchContainerEvents(observer: StreamObserver<ContainerEvent>): Disposable {
+    return watchContainerEvents(this.calls, observer);
   }
 
   // ---- images -------------------------------------------------------------------
 
   async listImages(options?: CallOptions): Promise<Image[]> {
-    const response = await this.images('ListImages', {}, options);
+    const response = await this.calls.images('ListImages', {}, options);
     return response.images.map(toImage);
   }
 
   /** The image a reference names, or undefined when the node does not have it. */
   async imageStatus(image: string, options?: CallOptions): Promise<Image | undefined> {
-    const response = await this.images(
+    const response = await this.calls.images(
       'ImageStatus',
       { image: { image }, verbose: false },
       options,
@@ -481,7 +425,7 @@ export class CriClient implements Disposable {
     sandboxConfig?: PodSandboxConfig,
     options: CallOptions = {},
   ): Promise<string> {
-    const response = await this.images(
+    const response = await this.calls.images(
       'PullImage',
       {
         image: { image },
@@ -494,59 +438,25 @@ export class CriClient implements Disposable {
   }
 
   async removeImage(image: string, options?: CallOptions): Promise<void> {
-    await this.images('RemoveImage', { image: { image } }, options);
+    await this.calls.images('RemoveImage', { image: { image } }, options);
   }
 
   async imageFsInfo(options?: CallOptions): Promise<ImageFilesystemUsage[]> {
-    const response = await this.images('ImageFsInfo', {}, options);
-    return [...response.imageFilesystems, ...response.containerFilesystems].map((usage) => {
-      const usedBytes = usage.usedBytes == null ? undefined : Number(usage.usedBytes.value);
-      const inodesUsed = usage.inodesUsed == null ? undefined : Number(usage.inodesUsed.value);
-      return {
-        mountpoint: usage.fsId?.mountpoint ?? '',
-        timestamp: nanosToMillis(usage.timestamp),
-        ...(usedBytes !== undefined && { usedBytes }),
-        ...(inodesUsed !== undefined && { inodesUsed }),
-      };
-    });
+    const response = await this.calls.images('ImageFsInfo', {}, options);
+    return [...response.imageFilesystems, ...response.containerFilesystems].map(
+      toImageFilesystemUsage,
+    );
   }
 
   // ---- capabilities -------------------------------------------------------------
 
   /**
-   * Learns the optional capabilities from the cheapest call that proves each: the stats
-   * lists are asked for rows with a label nothing carries (the answer is empty, however
-   * busy the node), so no node's whole stats are read just to learn that stats exist.
-   * Resolves once those calls are answered; calls that fail for other reasons (a timeout)
-   * leave their capability `unknown`. The event stream is learnt in the background: a
-   * runtime without it (or with it switched off) says so at once, one that has it keeps
-   * the stream open, which is proof after `eventsProofMs` (capabilities.onDidChange).
+   * Learns the optional capabilities from the cheapest call that proves each
+   * (capability-probe.ts). Resolves once the calls are answered; the event stream is
+   * learnt in the background (capabilities.onDidChange).
    */
-  async probeCapabilities(options: CallOptions = {}): Promise<Capabilities> {
-    // The capability tracker has recorded each outcome (unimplemented is what a probe is
-    // for); the log keeps the failures that left a capability unknown.
-    const probe = (call: string, promise: Promise<unknown>): Promise<unknown> =>
-      promise.catch(criLog.failure(`Capability probe ${call} failed`));
-    const probeOptions = { ...options, timeoutMs: options.timeoutMs ?? 3000 };
-    const nothing = { labels: { [probeLabel]: 'none' } };
-    this.probeContainerEvents(options.signal);
-    // A runtime that crashes on pod stats has them (CRI-O 1.35+): known without asking.
-    const podStatsAvoided = await this.podStatsHazard(probeOptions).then(
-      (hazard) => hazard !== undefined,
-      () => false,
-    );
-    if (podStatsAvoided) this.capabilities.observe('ListPodSandboxStats', 'answered');
-    await Promise.all([
-      probe('RuntimeConfig', this.runtimeConfig(probeOptions)),
-      ...(podStatsAvoided
-        ? []
-        : [probe('ListPodSandboxStats', this.listPodStats(nothing, probeOptions))]),
-      probe('ListContainerStats', this.listContainerStats(nothing, probeOptions)),
-      probe('ListMetricDescriptors', this.runtime('ListMetricDescriptors', {}, probeOptions)),
-      probe('ListPodSandboxMetrics', this.runtime('ListPodSandboxMetrics', {}, probeOptions)),
-      probe('ImageFsInfo', this.imageFsInfo(probeOptions)),
-    ]);
-    return this.capabilities.snapshot();
+  probeCapabilities(options: CallOptions = {}): Promise<Capabilities> {
+    return probeCapabilities(this, this.calls, options);
   }
 
   /**
@@ -556,106 +466,17 @@ export class CriClient implements Disposable {
    */
   reconnect(): void {
     this.identity = undefined;
-    this.runtimeChannel.reconnect();
-    if (this.imageChannel !== this.runtimeChannel) this.imageChannel.reconnect();
+    this.calls.reconnect();
   }
 
   /** Called each time the connection to the runtime service closes under us. */
   onDidDrop(listener: () => void): Disposable {
-    return this.runtimeChannel.onDidDrop(listener);
+    return this.calls.runtimeChannel.onDidDrop(listener);
   }
 
   dispose(): void {
-    this.runtimeChannel.dispose();
-    this.imageChannel.dispose();
+    this.calls.dispose();
   }
-
-  // ---- plumbing -----------------------------------------------------------------
-
-  /**
-   * GetContainerEvents is a stream that may stay silent for a long time, so support is
-   * proven by the server accepting it: runtimes without it refuse at once with
-   * UNIMPLEMENTED, those with it switched off end it at once with OK, while a supporting
-   * runtime keeps the stream open. Nothing waits on it: the tracker tells.
-   */
-  private probeContainerEvents(signal: AbortSignal | undefined): void {
-    if (this.capabilities.get('containerEvents') !== 'unknown' || signal?.aborted) return;
-    const timer = setTimeout(() => {
-      end();
-      this.capabilities.observe('GetContainerEvents', 'answered');
-    }, eventsProofMs);
-    timer.unref();
-    const end = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', end);
-      subscription.dispose();
-    };
-    const subscription = this.watchContainerEvents({ next: end, error: end, complete: end });
-    signal?.addEventListener('abort', end, { once: true });
-  }
-
-  private deadlineAfter(seconds: number, options: CallOptions): number {
-    if (options.timeoutMs !== undefined) return options.timeoutMs;
-    return this.runtimeChannel.defaultTimeoutMs + seconds * 1000;
-  }
-
-  private runtime<K extends keyof CriServiceDefinitions['runtime'] & string>(
-    method: K,
-    request: RequestOf<CriServiceDefinitions['runtime'][K]>,
-    options?: CallOptions,
-  ): Promise<ResponseOf<CriServiceDefinitions['runtime'][K]>> {
-    return this.call(this.runtimeChannel, this.services.runtime[method], method, request, options);
-  }
-
-  private images<K extends keyof CriServiceDefinitions['image'] & string>(
-    method: K,
-    request: RequestOf<CriServiceDefinitions['image'][K]>,
-    options?: CallOptions,
-  ): Promise<ResponseOf<CriServiceDefinitions['image'][K]>> {
-    return this.call(this.imageChannel, this.services.image[method], method, request, options);
-  }
-
-  private async call<M extends AnyMethod>(
-    channel: CriChannel,
-    method: M,
-    name: string,
-    request: RequestOf<M>,
-    options?: CallOptions,
-  ): Promise<ResponseOf<M>> {
-    try {
-      const response = await channel.unary(method, name, request, options);
-      this.capabilities.observe(name, 'answered');
-      return response;
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'unimplemented') {
-        this.capabilities.observe(name, 'unimplemented');
-      }
-      throw error;
-    }
-  }
-}
-
-/** containerd's CRI config, as its verbose status shows it: systemd or cgroupfs, if it says. */
-export function cgroupDriverFromStatus(
-  info: Readonly<Record<string, unknown>>,
-): CgroupDriverInfo['driver'] {
-  const record = (value: unknown): Record<string, unknown> =>
-    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const config = record(info.config);
-  const containerd = record(config.containerd);
-  const name =
-    typeof containerd.defaultRuntimeName === 'string' ? containerd.defaultRuntimeName : 'runc';
-  const systemd = record(record(record(containerd.runtimes)[name]).options).SystemdCgroup;
-  if (typeof systemd === 'boolean') return systemd ? 'systemd' : 'cgroupfs';
-  if (typeof config.systemdCgroup === 'boolean')
-    return config.systemdCgroup ? 'systemd' : 'cgroupfs';
-  return 'unknown';
-}
-
-function withUserSpecifiedImage(config: ContainerConfig): ContainerConfig {
-  const image = config.image;
-  if (image?.image === undefined || image.image === '' || image.userSpecifiedImage) return config;
-  return { ...config, image: { ...image, userSpecifiedImage: image.image } };
 }
 
 function missing(method: string, id: string): AppError {

@@ -1,5 +1,8 @@
 import type { ContainerEventResponse__Output } from '../../../../proto/gen';
 import type { ContainerDetail, PodSandboxDetail } from '../../../../shared/model';
+import type { Disposable } from '../../../../shared/lifecycle';
+import type { CriCalls } from './calls';
+import type { StreamObserver } from './channel';
 import { nanosToMillis, toContainerDetail, toPodSandboxDetail } from './mappers';
 
 export type ContainerEventType = 'created' | 'started' | 'stopped' | 'deleted';
@@ -39,4 +42,38 @@ export function toContainerEvent(message: ContainerEventResponse__Output): Conta
       toContainerDetail({ status, info: {} }, pod?.id),
     ),
   };
+}
+
+/**
+ * Follows GetContainerEvents, recording what the stream proves in the capability tracker:
+ * answered, unimplemented (the observer gets the error), or disabled (it ended with OK
+ * before any event; the observer hears `complete`).
+ */
+export function watchContainerEvents(
+  calls: Pick<CriCalls, 'runtimeStream' | 'capabilities'>,
+  observer: StreamObserver<ContainerEvent>,
+): Disposable {
+  let answered = false;
+  return calls.runtimeStream(
+    'GetContainerEvents',
+    {},
+    {
+      next: (message) => {
+        if (!answered) {
+          answered = true;
+          calls.capabilities.observe('GetContainerEvents', 'answered');
+        }
+        observer.next(toContainerEvent(message));
+      },
+      error: (error) => {
+        if (error.code === 'unimplemented')
+          calls.capabilities.observe('GetContainerEvents', 'unimplemented');
+        observer.error(error);
+      },
+      complete: () => {
+        if (!answered) calls.capabilities.observe('GetContainerEvents', 'disabled');
+        observer.complete();
+      },
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { AppError } from '../../../../shared/errors';
 import type { RuntimeInfo } from '../../../../shared/model';
 
 /** Who a runtime says it is (the Version call). */
@@ -39,4 +40,13 @@ export function podStatsHazard(runtime: RuntimeIdentity): string | undefined {
     `CRI-O ${runtime.runtimeVersion} can crash when asked for pod stats while a container ` +
     'starts or stops (cri-o#10206, fixed in 1.36.4 and 1.37), so Porthole does not ask it.'
   );
+}
+
+/** Pod stats are refused, for every caller, where asking would crash the runtime. */
+export function podStatsRefused(hazard: string): AppError {
+  return new AppError({
+    code: 'failed-precondition',
+    message: hazard,
+    hint: "A pod's figures can be the sum of its containers'; CRI-O 1.36.4 or 1.37 has its own.",
+  });
 }

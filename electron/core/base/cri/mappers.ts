@@ -7,6 +7,7 @@ import type {
   ContainerStats__Output,
   ContainerStatusResponse__Output,
   CpuUsage__Output,
+  FilesystemUsage__Output,
   Image__Output,
   MemoryUsage__Output,
   PodSandbox__Output,
@@ -22,7 +23,9 @@ import type {
   ContainerState,
   ContainerStats,
   CpuUsage,
+  CgroupDriverInfo,
   Image,
+  ImageFilesystemUsage,
   MemoryUsage,
   Mount,
   MountPropagation,
@@ -315,4 +318,32 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 
 function stringOrEmpty(value: unknown): string {
   return typeof value === 'string' ? value : '';
+}
+
+/** containerd's CRI config, as its verbose status shows it: systemd or cgroupfs, if it says. */
+export function cgroupDriverFromStatus(
+  info: Readonly<Record<string, unknown>>,
+): CgroupDriverInfo['driver'] {
+  const record = (value: unknown): Record<string, unknown> =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const config = record(info.config);
+  const containerd = record(config.containerd);
+  const name =
+    typeof containerd.defaultRuntimeName === 'string' ? containerd.defaultRuntimeName : 'runc';
+  const systemd = record(record(record(containerd.runtimes)[name]).options).SystemdCgroup;
+  if (typeof systemd === 'boolean') return systemd ? 'systemd' : 'cgroupfs';
+  if (typeof config.systemdCgroup === 'boolean')
+    return config.systemdCgroup ? 'systemd' : 'cgroupfs';
+  return 'unknown';
+}
+
+export function toImageFilesystemUsage(usage: FilesystemUsage__Output): ImageFilesystemUsage {
+  const usedBytes = usage.usedBytes == null ? undefined : Number(usage.usedBytes.value);
+  const inodesUsed = usage.inodesUsed == null ? undefined : Number(usage.inodesUsed.value);
+  return {
+    mountpoint: usage.fsId?.mountpoint ?? '',
+    timestamp: nanosToMillis(usage.timestamp),
+    ...(usedBytes !== undefined && { usedBytes }),
+    ...(inodesUsed !== undefined && { inodesUsed }),
+  };
 }

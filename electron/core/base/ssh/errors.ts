@@ -4,6 +4,7 @@
  * never key material or passphrases.
  */
 import { AppError } from '../../../../shared/errors';
+import type { SshConnectionState } from '../../../../shared/model';
 
 /** Which server we were talking to: the node's name and the hop's address. */
 export interface HopContext {
@@ -199,5 +200,34 @@ export function connectionLostError(node: string, reason: string): AppError {
     code: 'connection-lost',
     message: `SSH connection to ${node} dropped: ${reason}`,
     hint: 'Porthole reconnects on its own; start the session again once the node is back.',
+  });
+}
+
+/** Why a connection dropped, in words (ssh2 and socket errors are terse). */
+export function dropReason(error: Error & { code?: unknown }): string {
+  if (/keepalive/i.test(error.message)) return 'no answer to keepalives (network or node down)';
+  if (error.code === 'ECONNRESET') return 'connection reset';
+  if (error.code === 'ETIMEDOUT') return 'connection timed out';
+  if (error.code === 'EPIPE') return 'connection broken';
+  return error.message;
+}
+
+/** The reason a connection is not connected, or `connected`. */
+export function describeState(state: SshConnectionState): string {
+  switch (state.state) {
+    case 'connected':
+      return 'connected';
+    case 'reconnecting':
+      return state.reason;
+    case 'disconnected':
+      return state.reason;
+  }
+}
+
+/** The caller gave up on a channel (its signal aborted). */
+export function tunnelCancelled(node: string): AppError {
+  return new AppError({
+    code: 'cancelled',
+    message: `Opening a tunnel through ${node} was cancelled.`,
   });
 }

@@ -15,7 +15,6 @@ import { Emitter, type Event } from '../../../../shared/event';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type { RemoteRuntimeProbe, SshConnectionState, SshTarget } from '../../../../shared/model';
 import type { Dialer } from '../streaming';
-import { KeyChain, type AskPassphrase } from './auth';
 import { backoffDelay, defaultBackoff, type BackoffOptions } from './backoff';
 import { GrpcBridge } from './bridge';
 import { ChannelStream } from './channel-stream';
@@ -24,45 +23,34 @@ import {
   defaultEnvironment,
   loadSshConfig,
   resolveRoute,
-  type ResolvedHost,
   type SshEnvironment,
 } from './config';
-import { connectionLostError, notConnectedError, toChannelError } from './errors';
-import { connectRoute, PromptGate, type HopPlan } from './hops';
-import { HostKeyChecker, type ConfirmHostKey } from './host-keys';
+import {
+  connectionLostError,
+  describeState,
+  dropReason,
+  notConnectedError,
+  tunnelCancelled,
+  toChannelError,
+} from './errors';
+import { planHop, type HopOptions } from './hop-plan';
+import { connectRoute, type HopPlan } from './hops';
+import { LazySftp } from './lazy-sftp';
 import {
   FileFollower,
-  SftpFiles,
   type ChunkHandler,
   type FollowOptions,
   type RemoteFile,
+  type SftpFiles,
 } from './remote-files';
-import {
-  noRuntimeError,
-  probeRemoteEndpoint,
-  probeRemoteRuntimes,
-  type ProbeContext,
-  type RemoteIds,
-} from './runtime-probe';
-import type { ClientChannel, SFTPWrapper, Ssh2Client } from './ssh2';
-import { logger } from '../log';
+import { remoteIds } from './remote-ids';
+import { locateRuntime } from './runtime-probe';
+import type { ClientChannel, Ssh2Client } from './ssh2';
 
-const sshLog = logger('ssh');
-
-export interface SshConnectOptions {
+export interface SshConnectOptions extends HopOptions {
   readonly target: SshTarget;
-  /** Asked for every host key not in known_hosts (node and jump hosts); true = trust it. */
-  readonly confirmHostKey: ConfirmHostKey;
-  /** Asked for an encrypted key's passphrase; undefined = cancelled. Without it such keys are skipped. */
-  readonly askPassphrase?: AskPassphrase;
   /** ssh_config files, first value wins; default ~/.ssh/config then /etc/ssh/ssh_config. */
   readonly configPaths?: readonly string[];
-  /** The known_hosts to read and append to, for every hop (overrides UserKnownHostsFile). */
-  readonly knownHostsPath?: string;
-  /** Read-only known_hosts files (overrides GlobalKnownHostsFile). */
-  readonly globalKnownHostsPaths?: readonly string[];
-  /** The agent's socket; null for none; default IdentityAgent, then SSH_AUTH_SOCK. */
-  readonly agentSocket?: string | null;
   readonly environment?: Partial<SshEnvironment>;
   readonly reconnect?: Partial<BackoffOptions>;
   /** Where the bridge's private dir is made; os.tmpdir() by default. */
@@ -80,10 +68,6 @@ const permanentCodes = new Set([
   'unimplemented',
 ]);
 
-const defaultKeepaliveSeconds = 15;
-const defaultKeepaliveCountMax = 3;
-const defaultConnectTimeoutSeconds = 20;
-
 export class SshNodeConnection implements Disposable {
   private clients: Ssh2Client[] | undefined;
   private current: SshConnectionState;
@@ -94,8 +78,7 @@ export class SshNodeConnection implements Disposable {
    * an 'error' event nobody listens to any more would crash the process).
    */
   private readonly live = new Set<{ abandon(error: AppError): void; release(): void }>();
-  private sftpPromise: Promise<SftpFiles> | undefined;
-  private idsPromise: Promise<RemoteIds | undefined> | undefined;
+  private readonly sftp: LazySftp;
   private retryTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private reconnecting: Promise<void> | undefined;
@@ -115,6 +98,7 @@ export class SshNodeConnection implements Disposable {
     private readonly configWarnings: readonly string[] = [],
   ) {
     this.backoff = { ...defaultBackoff, ...backoff };
+    this.sftp = new LazySftp(name, () => this.requireClient());
     this.current = { state: 'connected', since: Date.now() };
     this.adopt(clients);
   }
@@ -152,7 +136,24 @@ export class SshNodeConnection implements Disposable {
       loaded.warnings,
     );
     try {
-      await connection.findRuntime(target.runtimeEndpoint);
+      const runtime = await locateRuntime(
+        {
+          node: name,
+          user: plans.at(-1)!.host.user,
+          files: () => connection.files(),
+          openStreamLocal: (path) => connection.openStreamLocal(path),
+          ids: () =>
+            remoteIds(
+              name,
+              plans.at(-1)!.host.user,
+              () => connection.requireClient(),
+              () => connection.files(),
+            ),
+        },
+        target.runtimeEndpoint,
+      );
+      connection.runtimePath = runtime.path;
+      connection.probes = runtime.probes;
       connection.bridge = await GrpcBridge.create({
         label: name,
         ...(options.tempRoot !== undefined && { tempRoot: options.tempRoot }),
@@ -203,7 +204,7 @@ export class SshNodeConnection implements Disposable {
    */
   readonly dialer: Dialer = async (host, port, signal) => {
     const client = this.requireClient();
-    if (signal?.aborted) throw cancelled(this.name);
+    if (signal?.aborted) throw tunnelCancelled(this.name);
     const channel = await new Promise<ClientChannel>((resolve, reject) =>
       client.forwardOut('127.0.0.1', 0, host, port, (error, opened) =>
         error
@@ -213,7 +214,7 @@ export class SshNodeConnection implements Disposable {
     );
     if (signal?.aborted) {
       channel.close();
-      throw cancelled(this.name);
+      throw tunnelCancelled(this.name);
     }
     return this.track(channel, signal);
   };
@@ -334,8 +335,7 @@ export class SshNodeConnection implements Disposable {
   private dropped(reason: string): void {
     if (this.disposed) return;
     this.closeClients();
-    this.sftpPromise = undefined;
-    this.idsPromise = undefined;
+    this.sftp.forget();
     const error = connectionLostError(this.name, reason);
     for (const item of [...this.live]) item.abandon(error);
     this.live.clear();
@@ -473,216 +473,13 @@ export class SshNodeConnection implements Disposable {
       signal?.removeEventListener('abort', onAbort);
     });
     const onAbort = (): void => {
-      stream.destroy(cancelled(this.name));
+      stream.destroy(tunnelCancelled(this.name));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     return stream;
   }
 
   private files(): Promise<SftpFiles> {
-    if (this.sftpPromise !== undefined) return this.sftpPromise;
-    const client = this.requireClient();
-    const opened = new Promise<SftpFiles>((resolve, reject) =>
-      client.sftp((error, sftp: SFTPWrapper) => {
-        if (error) {
-          reject(
-            new AppError({
-              code: 'unavailable',
-              message: `The SFTP subsystem on ${this.name} could not be started.`,
-              detail: error.message,
-              hint: 'Porthole reads log files over SFTP: the node\'s sshd needs a "Subsystem sftp" line.',
-            }),
-          );
-          return;
-        }
-        sftp.on('error', () => {});
-        // A closed SFTP session (sftp-server exited) is reopened on the next use.
-        sftp.once('close', () => {
-          if (this.sftpPromise === opened) this.sftpPromise = undefined;
-        });
-        resolve(new SftpFiles(sftp, this.name));
-      }),
-    );
-    this.sftpPromise = opened;
-    // The caller hears the failure through `opened`; this only forgets the failed session.
-    opened.catch(() => {
-      if (this.sftpPromise === opened) this.sftpPromise = undefined;
-    });
-    return opened;
+    return this.sftp.files();
   }
-
-  private async findRuntime(endpoint: string | undefined): Promise<void> {
-    const context = await this.probeContext();
-    if (endpoint !== undefined && endpoint.trim() !== '') {
-      const probe = await probeRemoteEndpoint(context, endpoint, 'configured');
-      this.probes = [probe];
-      if (probe.state !== 'ready') {
-        throw probe.state === 'absent'
-          ? new AppError({
-              code: 'not-found',
-              message: probe.message ?? `No runtime socket at ${endpoint} on ${this.name}.`,
-              hint: 'Check the runtime endpoint in the node settings.',
-            })
-          : noRuntimeError(this.name, [probe]);
-      }
-      this.runtimePath = probe.endpoint.replace(/^unix:\/\//, '');
-      return;
-    }
-    this.probes = await probeRemoteRuntimes(context);
-    const ready = this.probes.find((probe) => probe.state === 'ready');
-    if (ready === undefined) throw noRuntimeError(this.name, this.probes);
-    this.runtimePath = ready.endpoint.replace(/^unix:\/\//, '');
-  }
-
-  private async probeContext(): Promise<ProbeContext> {
-    return {
-      node: this.name,
-      user: this.plans.at(-1)!.host.user,
-      files: await this.files(),
-      openStreamLocal: (path) => this.openStreamLocal(path),
-      ids: () => (this.idsPromise ??= this.remoteIds()),
-      groupName: async (gid) => {
-        const files = await this.files();
-        const text = (await files.readRange('/etc/group', 0, 1024 * 1024)).toString('utf8');
-        return text
-          .split('\n')
-          .map((line) => line.split(':'))
-          .find((fields) => fields[2] === String(gid))?.[0];
-      },
-    };
-  }
-
-  /**
-   * The SSH user's uid and groups: `id -u; id -G` on the node (a fixed command, nothing
-   * from input in it), or, for an account without a shell (nologin), /etc/passwd and
-   * /etc/group read over SFTP.
-   */
-  private async remoteIds(): Promise<RemoteIds | undefined> {
-    const client = this.requireClient();
-    const output = await new Promise<string>((resolve, reject) =>
-      client.exec('id -u; id -G', (error, channel) => {
-        if (error) {
-          reject(error);
-          return;
-        }
-        let text = '';
-        channel.setEncoding('utf8');
-        channel.on('data', (chunk: string) => (text += chunk));
-        channel.stderr.resume();
-        channel.once('close', () => resolve(text));
-      }),
-    ).catch((error: unknown) => {
-      sshLog.debug(`\`id\` could not run on ${this.name}; reading /etc/passwd instead.`, error);
-      return '';
-    });
-    const [uidLine, groupsLine] = output.trim().split('\n');
-    if (uidLine !== undefined && /^\d+$/.test(uidLine.trim())) {
-      const gids = (groupsLine ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
-      return { uid: Number(uidLine), gids };
-    }
-    // Without the ids, the runtime probe gives no permission advice; it still probes.
-    return this.idsFromFiles(this.plans.at(-1)!.host.user).catch(
-      sshLog.failure(`The SSH user's groups on ${this.name} could not be read`, 'info'),
-    );
-  }
-
-  private async idsFromFiles(user: string): Promise<RemoteIds | undefined> {
-    const files = await this.files();
-    const read = async (path: string): Promise<string[][]> =>
-      (await files.readRange(path, 0, 4 * 1024 * 1024))
-        .toString('utf8')
-        .split('\n')
-        .map((line) => line.split(':'));
-    const account = (await read('/etc/passwd')).find((fields) => fields[0] === user);
-    if (account?.[2] === undefined || account[3] === undefined) return undefined;
-    const primary = Number(account[3]);
-    const supplementary = (await read('/etc/group'))
-      .filter((fields) => (fields[3] ?? '').split(',').includes(user))
-      .map((fields) => Number(fields[2]));
-    return { uid: Number(account[2]), gids: [primary, ...supplementary] };
-  }
-}
-
-function planHop(
-  host: ResolvedHost,
-  isNode: boolean,
-  node: string,
-  target: SshTarget,
-  options: SshConnectOptions,
-): HopPlan {
-  const gate = new PromptGate();
-  const knownHosts = {
-    user:
-      options.knownHostsPath !== undefined ? [options.knownHostsPath] : host.userKnownHostsFiles,
-    global: options.globalKnownHostsPaths ?? host.globalKnownHostsFiles,
-    hash: host.hashKnownHosts,
-    strict: host.strictHostKeyChecking,
-  };
-  const agentSocket =
-    options.agentSocket === null
-      ? undefined
-      : (options.agentSocket ??
-        (host.identityAgent === 'none' ? undefined : host.identityAgent) ??
-        process.env.SSH_AUTH_SOCK);
-  // The profile's own settings apply to the node; jump hosts follow their config.
-  const keepaliveSeconds =
-    (isNode ? target.keepaliveIntervalSeconds : undefined) ??
-    host.keepaliveIntervalSeconds ??
-    defaultKeepaliveSeconds;
-  return {
-    host,
-    context: {
-      node,
-      user: host.user,
-      hostName: host.hostName,
-      port: host.port,
-      ...(!isNode && { jumpHost: host.alias }),
-    },
-    hostKeys: new HostKeyChecker(knownHosts, options.confirmHostKey, gate.notify),
-    keys: new KeyChain({
-      identityFiles: host.identityFiles,
-      identityFilesConfigured: host.identityFilesConfigured,
-      identitiesOnly: host.identitiesOnly,
-      ...(agentSocket !== undefined && agentSocket !== '' && { agentSocket }),
-      ...(options.askPassphrase !== undefined && { askPassphrase: options.askPassphrase }),
-      onPrompt: gate.notify,
-    }),
-    gate,
-    // 0 turns keepalives off, as ServerAliveInterval 0 does.
-    keepaliveIntervalMs: keepaliveSeconds * 1000,
-    keepaliveCountMax:
-      (isNode ? target.keepaliveCountMax : undefined) ??
-      host.keepaliveCountMax ??
-      defaultKeepaliveCountMax,
-    connectTimeoutMs:
-      ((isNode ? target.connectTimeoutSeconds : undefined) ??
-        host.connectTimeoutSeconds ??
-        defaultConnectTimeoutSeconds) * 1000,
-  };
-}
-
-function dropReason(error: Error & { code?: unknown }): string {
-  if (/keepalive/i.test(error.message)) return 'no answer to keepalives (network or node down)';
-  if (error.code === 'ECONNRESET') return 'connection reset';
-  if (error.code === 'ETIMEDOUT') return 'connection timed out';
-  if (error.code === 'EPIPE') return 'connection broken';
-  return error.message;
-}
-
-function describeState(state: SshConnectionState): string {
-  switch (state.state) {
-    case 'connected':
-      return 'connected';
-    case 'reconnecting':
-      return state.reason;
-    case 'disconnected':
-      return state.reason;
-  }
-}
-
-function cancelled(node: string): AppError {
-  return new AppError({
-    code: 'cancelled',
-    message: `Opening a tunnel through ${node} was cancelled.`,
-  });
 }

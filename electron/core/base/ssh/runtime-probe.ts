@@ -13,6 +13,7 @@ import type { RemoteRuntimeProbe } from '../../../../shared/model';
 import { wellKnownEndpoints } from '../connect';
 import { parseEndpoint } from '../cri';
 import type { SftpFiles } from './remote-files';
+import { groupName } from './remote-ids';
 import { logger } from '../log';
 
 const probeLog = logger('ssh');
@@ -215,4 +216,59 @@ export function noRuntimeError(node: string, probes: readonly RemoteRuntimeProbe
     detail,
     hint: 'Set the runtime endpoint in the node settings (e.g. unix:///run/containerd/containerd.sock).',
   });
+}
+
+/** What finding the runtime needs of the connection. */
+export interface RuntimeLocation {
+  readonly node: string;
+  /** The SSH user on the node. */
+  readonly user: string;
+  files(): Promise<SftpFiles>;
+  openStreamLocal(path: string): Promise<Duplex>;
+  /** The SSH user's uid and groups, if they can be learned (asked at most once). */
+  ids(): Promise<RemoteIds | undefined>;
+}
+
+export interface LocatedRuntime {
+  /** The runtime socket on the node, e.g. /run/containerd/containerd.sock. */
+  readonly path: string;
+  /** What probing found (only the configured endpoint when one was given). */
+  readonly probes: readonly RemoteRuntimeProbe[];
+}
+
+/**
+ * The runtime socket to bridge to: the configured endpoint, which must answer, or the
+ * first well-known one that does. Rejects with what probing found and what to do.
+ */
+export async function locateRuntime(
+  location: RuntimeLocation,
+  endpoint: string | undefined,
+): Promise<LocatedRuntime> {
+  const files = await location.files();
+  let ids: Promise<RemoteIds | undefined> | undefined;
+  const context: ProbeContext = {
+    node: location.node,
+    user: location.user,
+    files,
+    openStreamLocal: (path) => location.openStreamLocal(path),
+    ids: () => (ids ??= location.ids()),
+    groupName: async (gid) => groupName(await location.files(), gid),
+  };
+  if (endpoint !== undefined && endpoint.trim() !== '') {
+    const probe = await probeRemoteEndpoint(context, endpoint, 'configured');
+    if (probe.state !== 'ready') {
+      throw probe.state === 'absent'
+        ? new AppError({
+            code: 'not-found',
+            message: probe.message ?? `No runtime socket at ${endpoint} on ${location.node}.`,
+            hint: 'Check the runtime endpoint in the node settings.',
+          })
+        : noRuntimeError(location.node, [probe]);
+    }
+    return { path: probe.endpoint.replace(/^unix:\/\//, ''), probes: [probe] };
+  }
+  const probes = await probeRemoteRuntimes(context);
+  const ready = probes.find((probe) => probe.state === 'ready');
+  if (ready === undefined) throw noRuntimeError(location.node, probes);
+  return { path: ready.endpoint.replace(/^unix:\/\//, ''), probes };
 }

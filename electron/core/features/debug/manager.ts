@@ -25,11 +25,13 @@ import type { NodeFiles } from '../../base/files';
 import { logger } from '../../base/log';
 import type { NodeClient, NodeManager } from '../nodes';
 import type { SessionRegistry } from '../sessions';
+import { runningContainer } from '../terminals';
 import {
   createRefused,
   pullRefused,
   sandboxGone,
   startRefused,
+  targetRefusals,
   targetUnsupported,
 } from './refusals';
 import {
@@ -90,7 +92,7 @@ export class DebugManager implements Disposable {
     const nodeName = this.options.nodes.nodeName(nodeId);
     const runtime = `The runtime on ${nodeName}`;
     const call = signal !== undefined ? { signal } : {};
-    const target = await runningTarget(client, targetId, nodeName, signal);
+    const target = await runningContainer(client, targetId, nodeName, signal, targetRefusals);
     const targetName = target.name || targetId.slice(0, 12);
     const pod = await client
       .podStatus(target.podSandboxId, { ...call, verbose: true })
@@ -431,39 +433,4 @@ function toDebugContainer(
     status,
     createdAt: container.createdAt,
   };
-}
-
-async function runningTarget(
-  client: NodeClient,
-  targetId: string,
-  nodeName: string,
-  signal?: AbortSignal,
-): Promise<ContainerDetail> {
-  let detail: ContainerDetail;
-  try {
-    detail = await client.containerStatus(targetId, {
-      verbose: true,
-      ...(signal !== undefined && { signal }),
-    });
-  } catch (error) {
-    if (isAppError(error) && error.code === 'not-found') {
-      throw new AppError(
-        {
-          code: 'not-found',
-          message: `There is no container ${targetId.slice(0, 12)} on ${nodeName} to debug.`,
-          step: 'target',
-        },
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-  if (detail.state !== 'running') {
-    throw new AppError({
-      code: 'failed-precondition',
-      message: `${detail.name || targetId.slice(0, 12)} is ${detail.state}: only a running container has processes to debug.`,
-      step: 'target',
-    });
-  }
-  return detail;
 }

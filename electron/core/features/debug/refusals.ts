@@ -3,6 +3,7 @@
  * be done. The runtime's own text goes to `detail`; `step` says which step failed.
  */
 import { AppError, isAppError, toAppErrorData } from '../../../../shared/errors';
+import type { ContainerRefusals } from '../terminals';
 
 export type DebugStep = 'target' | 'sandbox' | 'pull' | 'create' | 'start' | 'namespace';
 
@@ -15,6 +16,15 @@ function runtimeText(error: unknown): string {
 function refusesTarget(text: string): boolean {
   return /target/i.test(text) && /namespace|pid|mode|unsupported|not supported/i.test(text);
 }
+
+/** The target container is gone or not running: a debug container needs its processes. */
+export const targetRefusals: ContainerRefusals = {
+  notFound: (id, nodeName) => ({ message: `There is no container ${id} on ${nodeName} to debug.` }),
+  notRunning: (detail, name) => ({
+    message: `${name} is ${detail.state}: only a running container has processes to debug.`,
+  }),
+  step: 'target' satisfies DebugStep,
+};
 
 export function pullRefused(error: unknown, image: string): AppError {
   if (isAppError(error) && error.code === 'cancelled') return error;

@@ -5,32 +5,36 @@
  * again under the same id, on the same local ports where it can. Every run is a session in
  * the monitor. A node that disconnects stops its forwards (they say why); saved forwards
  * marked auto-start start whenever their node connects.
+ *
+ * The manager keeps the definitions and answers the view; ForwardRunner (runner.ts) runs
+ * them, and ChangePace (change-pace.ts) decides when the list goes out.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, toAppErrorData, type AppErrorData } from '../../../../shared/errors';
+import { AppError } from '../../../../shared/errors';
 import { DisposableStore, type Disposable } from '../../../../shared/lifecycle';
-import type {
-  ForwardEntry,
-  ForwardOptions,
-  ForwardSnapshot,
-  ForwardSpec,
-} from '../../../../shared/model';
+import type { ForwardEntry, ForwardOptions, ForwardSpec } from '../../../../shared/model';
 import { Emitter, type Event } from '../../../../shared/event';
-import { addressesBeyondLoopback, ForwardSupervisor, type ForwardTiming } from './index';
 import type { SessionRegistry } from '../sessions';
-import type { NodeClient, NodeManager } from '../nodes';
-import { defaultForwardName, describeBinding, sessionTargetOf } from './describe';
-import { ForwardSessionMirror, type StopCause } from './session-mirror';
-import { ForwardStore, type SavedForward } from './store';
 import { logger } from '../../base/log';
+import { ChangePace } from './change-pace';
+import {
+  autoStartNeedsSave,
+  connectedClient,
+  entryOfSaved,
+  notFound,
+  savedOf,
+  toForwardEntry,
+  type Definition,
+  type Entry,
+  type ForwardNodes,
+} from './entry';
+import type { ForwardTiming } from './forward';
+import { ForwardRunner } from './runner';
+import type { StopCause } from './session-mirror';
+import { addressesBeyondLoopback } from './spec';
+import { ForwardStore } from './store';
 
 const forwardsLog = logger('forwards');
-
-/** What the manager needs of the node manager (tests pass a fake). */
-export type ForwardNodes = Pick<
-  NodeManager,
-  'client' | 'dialer' | 'nodeName' | 'knowsNode' | 'onDidChange'
->;
 
 export interface ForwardManagerOptions {
   readonly nodes: ForwardNodes;
@@ -44,94 +48,30 @@ export interface ForwardManagerOptions {
   readonly warn?: (message: string) => void;
 }
 
-interface Definition {
-  readonly id: string;
-  /** Changed by `move`. */
-  nodeId: string;
-  /** The node's name as last known: what is shown once the node is removed. */
-  nodeName: string;
-  readonly spec: ForwardSpec;
-  name: string | undefined;
-  saved: boolean;
-  autoStart: boolean;
-}
-
-interface Run {
-  readonly nodeId: string;
-  readonly supervisor: ForwardSupervisor;
-  /** The object handed to the supervisor: its snapshots carry it, which is how they are told apart. */
-  readonly spec: ForwardSpec;
-  readonly mirror: ForwardSessionMirror;
-  readonly startedAt: number;
-  forwardId: string | undefined;
-  snapshot: ForwardSnapshot | undefined;
-  /** Set when Porthole stops it (the user, a disconnect, shutdown), before it ends. */
-  cause: StopCause | undefined;
-  /** Settles once the run is active (resolves) or over (rejects). */
-  started: Promise<void>;
-}
-
-interface Entry {
-  readonly def: Definition;
-  run: Run | undefined;
-  lastError: AppErrorData | undefined;
-  /** The local ports the last run bound: the next run asks for them again where the spec says 0. */
-  lastPorts: readonly number[] | undefined;
-  /** The node connection this entry was auto-started for: once per connection. */
-  autoStartedFor: NodeClient | undefined;
-  /** Whether its node was known at the last node change (else it is orphaned). */
-  nodeKnown?: boolean;
-}
-
-interface NodeForwards {
-  readonly client: NodeClient;
-  readonly supervisor: ForwardSupervisor;
-  readonly subscription: Disposable;
-}
-
-const finalStates: ReadonlySet<string> = new Set(['failed', 'stopped']);
-
-function notFound(forwardId: string): AppError {
-  return new AppError({
-    code: 'not-found',
-    message: `There is no forward "${forwardId}".`,
-    hint: 'It may have been removed; the list updates by itself.',
-  });
-}
-
-/** Did anything but traffic change? Those changes go out at once; traffic is batched. */
-function changedBeyondTraffic(
-  previous: ForwardSnapshot | undefined,
-  next: ForwardSnapshot,
-): boolean {
-  if (previous === undefined) return true;
-  return (
-    previous.state !== next.state ||
-    previous.ports.length !== next.ports.length ||
-    previous.pod?.podSandboxId !== next.pod?.podSandboxId ||
-    previous.transport?.kind !== next.transport?.kind ||
-    previous.transport?.protocol !== next.transport?.protocol ||
-    previous.metrics.lastError?.at !== next.metrics.lastError?.at
-  );
-}
-
 export class ForwardManager implements Disposable {
   private readonly entries = new Map<string, Entry>();
-  private readonly nodeForwards = new Map<string, NodeForwards>();
-  private readonly runsBySpec = new WeakMap<ForwardSpec, { entry: Entry; run: Run }>();
+  private readonly runner: ForwardRunner;
   private readonly store: ForwardStore;
   private readonly changeEmitter = new Emitter<readonly ForwardEntry[]>();
   /** Every forward, whole, on every change; traffic-only changes at most every `trafficIntervalMs`. */
   readonly onDidChange: Event<readonly ForwardEntry[]> = this.changeEmitter.event;
   private readonly subscriptions = new DisposableStore();
-  private readonly trafficIntervalMs: number;
-  private trafficTimer: NodeJS.Timeout | undefined;
+  private readonly pace: ChangePace;
   private disposed = false;
   /** Resolves once forwards.json is read and saved forwards of connected nodes started. */
   readonly ready: Promise<void>;
 
   constructor(private readonly options: ForwardManagerOptions) {
-    this.trafficIntervalMs = options.trafficIntervalMs ?? 250;
+    this.pace = new ChangePace(options.trafficIntervalMs ?? 250, () =>
+      this.changeEmitter.fire(this.list()),
+    );
+    this.runner = new ForwardRunner({
+      nodes: options.nodes,
+      sessions: options.sessions,
+      ...(options.timing !== undefined && { timing: options.timing }),
+      entries: () => this.entries.values(),
+      changed: (immediate) => this.changed(immediate),
+    });
     this.store = new ForwardStore(options.configDir);
     this.ready = this.load();
   }
@@ -157,11 +97,7 @@ export class ForwardManager implements Disposable {
     await this.ready;
     this.checkOpen();
     if (options.autoStart === true && options.save !== true) {
-      throw new AppError({
-        code: 'invalid-argument',
-        message: 'Only a saved forward can start by itself.',
-        hint: 'Save the forward to turn on auto-start.',
-      });
+      throw autoStartNeedsSave();
     }
     const exposed = addressesBeyondLoopback(spec);
     if (exposed.length > 0 && options.exposeBeyondLoopback !== true) {
@@ -192,8 +128,8 @@ export class ForwardManager implements Disposable {
     };
     this.entries.set(entry.def.id, entry);
     try {
-      await this.startEntry(entry);
-      if (entry.def.saved) await this.store.save(this.savedOf(entry.def));
+      await this.runner.start(entry);
+      if (entry.def.saved) await this.store.save(savedOf(entry.def));
     } catch (error) {
       this.forget(entry);
       throw error;
@@ -206,7 +142,7 @@ export class ForwardManager implements Disposable {
     await this.ready;
     this.checkOpen();
     const entry = this.require(forwardId);
-    await this.startEntry(entry);
+    await this.runner.start(entry);
     return this.toEntry(entry);
   }
 
@@ -214,7 +150,7 @@ export class ForwardManager implements Disposable {
   async stop(forwardId: string): Promise<ForwardEntry> {
     await this.ready;
     const entry = this.require(forwardId);
-    this.stopEntry(entry, { reason: 'Stopped.' });
+    this.runner.stop(entry, { reason: 'Stopped.' });
     return this.toEntry(entry);
   }
 
@@ -222,8 +158,8 @@ export class ForwardManager implements Disposable {
     await this.ready;
     this.checkOpen();
     const entry = this.require(forwardId);
-    this.stopEntry(entry, { reason: 'Restarted.' });
-    await this.startEntry(entry);
+    this.runner.stop(entry, { reason: 'Restarted.' });
+    await this.runner.start(entry);
     return this.toEntry(entry);
   }
 
@@ -235,17 +171,13 @@ export class ForwardManager implements Disposable {
     const saved = options.save ?? def.saved;
     const autoStart = saved && (options.autoStart ?? def.autoStart);
     if (options.autoStart === true && !saved) {
-      throw new AppError({
-        code: 'invalid-argument',
-        message: 'Only a saved forward can start by itself.',
-        hint: 'Save the forward to turn on auto-start.',
-      });
+      throw autoStartNeedsSave();
     }
     const name =
       options.name === undefined ? def.name : options.name === '' ? undefined : options.name;
     const next: Definition = { ...def, name, saved, autoStart };
     // The file first: the list shows what is really saved.
-    if (next.saved) await this.store.save(this.savedOf(next));
+    if (next.saved) await this.store.save(savedOf(next));
     else if (def.saved) await this.store.remove(def.id);
     // Turned on now: it starts with the node's next connection, not with the next
     // unrelated node change.
@@ -262,7 +194,7 @@ export class ForwardManager implements Disposable {
     await this.ready;
     const entry = this.require(forwardId);
     if (entry.def.saved) await this.store.remove(entry.def.id);
-    this.stopEntry(entry, { reason: 'Removed.' });
+    this.runner.stop(entry, { reason: 'Removed.' });
     this.forget(entry);
   }
 
@@ -288,8 +220,8 @@ export class ForwardManager implements Disposable {
     const wasRunning = entry.run !== undefined;
     const next: Definition = { ...def, nodeId, nodeName };
     // The file first: the list shows what is really saved.
-    if (def.saved) await this.store.save(this.savedOf(next));
-    this.stopEntry(entry, { reason: `Moved to ${nodeName}.` });
+    if (def.saved) await this.store.save(savedOf(next));
+    this.runner.stop(entry, { reason: `Moved to ${nodeName}.` });
     def.nodeId = nodeId;
     def.nodeName = nodeName;
     entry.lastError = undefined;
@@ -297,12 +229,14 @@ export class ForwardManager implements Disposable {
     this.changed(true);
     if (wasRunning) {
       // Where the new node is not connected, the entry says so (its last error).
-      await this.startEntry(entry).catch(
-        forwardsLog.failure(
-          `Forward ${this.toEntry(entry).name} did not start on ${nodeName}`,
-          'info',
-        ),
-      );
+      await this.runner
+        .start(entry)
+        .catch(
+          forwardsLog.failure(
+            `Forward ${this.toEntry(entry).name} did not start on ${nodeName}`,
+            'info',
+          ),
+        );
     } else {
       this.reconcileNodes();
     }
@@ -327,7 +261,7 @@ export class ForwardManager implements Disposable {
     for (const entry of [...this.entries.values()]) {
       if (entry.def.nodeId !== nodeId) continue;
       entry.def.nodeName = name;
-      if (entry.def.saved) await this.store.save(this.savedOf(entry.def));
+      if (entry.def.saved) await this.store.save(savedOf(entry.def));
       const cause: StopCause = {
         reason: `Stopped: ${name} was removed.`,
         error: {
@@ -336,7 +270,7 @@ export class ForwardManager implements Disposable {
           hint: 'Move it to another node to use it again.',
         },
       };
-      if (entry.run !== undefined) this.stopEntry(entry, cause);
+      if (entry.run !== undefined) this.runner.stop(entry, cause);
       else entry.lastError = cause.error;
     }
     this.changed(true);
@@ -345,13 +279,10 @@ export class ForwardManager implements Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const entry of this.entries.values()) {
-      this.stopEntry(entry, { reason: 'Porthole is shutting down.' });
-    }
-    for (const nodeId of [...this.nodeForwards.keys()]) this.closeNode(nodeId);
+    // First: what the shutdown changes is not sent.
+    this.pace.dispose();
+    this.runner.dispose();
     this.subscriptions.dispose();
-    if (this.trafficTimer !== undefined) clearTimeout(this.trafficTimer);
-    this.trafficTimer = undefined;
     this.changeEmitter.dispose();
   }
 
@@ -362,35 +293,14 @@ export class ForwardManager implements Disposable {
     const warn = this.options.warn ?? ((message: string) => process.emitWarning(message));
     for (const warning of warnings) warn(warning);
     if (this.disposed) return;
-    for (const saved of this.store.list()) {
-      this.entries.set(saved.id, {
-        def: {
-          id: saved.id,
-          nodeId: saved.nodeId,
-          nodeName: saved.nodeName ?? saved.nodeId,
-          spec: saved.spec,
-          name: saved.name,
-          saved: true,
-          autoStart: saved.autoStart,
-        },
-        run: undefined,
-        lastError: undefined,
-        lastPorts: undefined,
-        autoStartedFor: undefined,
-      });
-    }
+    for (const saved of this.store.list()) this.entries.set(saved.id, entryOfSaved(saved));
     this.subscriptions.add(this.options.nodes.onDidChange(() => this.reconcileNodes()));
     this.reconcileNodes();
     this.changed(true);
   }
 
-  /** The client of a connected node; undefined when it is not connected. */
-  private clientOf(nodeId: string): NodeClient | undefined {
-    try {
-      return this.options.nodes.client(nodeId);
-    } catch {
-      return undefined;
-    }
+  private clientOf(nodeId: string) {
+    return connectedClient(this.options.nodes, nodeId);
   }
 
   /**
@@ -410,9 +320,7 @@ export class ForwardManager implements Disposable {
       entry.nodeKnown = name !== undefined;
     }
     if (orphansChanged) this.changed(true);
-    for (const [nodeId, node] of [...this.nodeForwards]) {
-      if (this.clientOf(nodeId) !== node.client) this.closeNode(nodeId);
-    }
+    this.runner.closeStaleNodes();
     for (const entry of this.entries.values()) {
       const def = entry.def;
       if (!def.saved || !def.autoStart || entry.run !== undefined) continue;
@@ -431,197 +339,15 @@ export class ForwardManager implements Disposable {
         continue;
       }
       // A failure shows as the forward's last error; the log keeps it too.
-      this.startEntry(entry).catch(
-        forwardsLog.failure(`Forward ${this.toEntry(entry).name} did not start by itself`, 'warn'),
-      );
+      this.runner
+        .start(entry)
+        .catch(
+          forwardsLog.failure(
+            `Forward ${this.toEntry(entry).name} did not start by itself`,
+            'warn',
+          ),
+        );
     }
-  }
-
-  /** The node's supervisor, for its current connection; an AppError when not connected. */
-  private supervisorFor(nodeId: string): ForwardSupervisor {
-    const client = this.options.nodes.client(nodeId);
-    const existing = this.nodeForwards.get(nodeId);
-    if (existing !== undefined && existing.client === client) return existing.supervisor;
-    if (existing !== undefined) this.closeNode(nodeId);
-    const supervisor = new ForwardSupervisor({
-      runtime: client,
-      dialer: this.options.nodes.dialer(nodeId),
-      ...(this.options.timing !== undefined && { timing: this.options.timing }),
-    });
-    const subscription = supervisor.onDidChange((snapshot) => this.onSnapshot(snapshot));
-    this.nodeForwards.set(nodeId, { client, supervisor, subscription });
-    return supervisor;
-  }
-
-  /** The node's connection is gone: its forwards stop (and say so), its supervisor goes. */
-  private closeNode(nodeId: string): void {
-    const node = this.nodeForwards.get(nodeId);
-    if (node === undefined) return;
-    this.nodeForwards.delete(nodeId);
-    const name = this.options.nodes.nodeName(nodeId);
-    for (const entry of this.entries.values()) {
-      const run = entry.run;
-      if (run === undefined || run.supervisor !== node.supervisor) continue;
-      run.cause ??= this.disposed
-        ? { reason: 'Porthole is shutting down.' }
-        : {
-            reason: `Stopped: ${name} was disconnected.`,
-            error: {
-              code: 'connection-lost',
-              message: `Stopped because ${name} was disconnected.`,
-              hint:
-                entry.def.saved && entry.def.autoStart
-                  ? 'It starts again when the node connects.'
-                  : 'Start it again once the node is connected.',
-            },
-          };
-    }
-    // Each forward reports its final snapshot while the supervisor disposes it.
-    node.supervisor.dispose();
-    node.subscription.dispose();
-    // Runs whose forward never reported (it was refused before it began) end here.
-    for (const entry of this.entries.values()) {
-      if (entry.run?.supervisor === node.supervisor) this.finishRun(entry, entry.run, undefined);
-    }
-  }
-
-  // ---- runs ---------------------------------------------------------------------------
-
-  private async startEntry(entry: Entry): Promise<void> {
-    if (entry.run !== undefined) return entry.run.started;
-    let supervisor: ForwardSupervisor;
-    try {
-      supervisor = this.supervisorFor(entry.def.nodeId);
-    } catch (error) {
-      entry.lastError = toAppErrorData(error);
-      this.changed(true);
-      throw error;
-    }
-    const { spec, reusesPorts } = this.specForRun(entry);
-    try {
-      await this.launch(entry, supervisor, spec).started;
-    } catch (error) {
-      // Asking for the previous run's ports again is a preference: fall back to free ones.
-      const taken = error instanceof AppError && error.code === 'already-exists';
-      if (!reusesPorts || !taken || entry.run !== undefined || this.disposed) throw error;
-      entry.lastPorts = undefined;
-      await this.launch(entry, supervisor, { ...entry.def.spec }).started;
-    }
-  }
-
-  /**
-   * The spec for the next run: always a fresh object (see Run.spec); where the spec asks for
-   * free ports, the ones the last run had, so a restarted forward keeps its URL.
-   */
-  private specForRun(entry: Entry): { spec: ForwardSpec; reusesPorts: boolean } {
-    const spec = entry.def.spec;
-    const last = entry.lastPorts;
-    if (last === undefined || !spec.ports.some((port) => port.localPort === 0)) {
-      return { spec: { ...spec }, reusesPorts: false };
-    }
-    return {
-      spec: {
-        ...spec,
-        ports: spec.ports.map((port, index) =>
-          port.localPort === 0 ? { ...port, localPort: last[index] ?? 0 } : port,
-        ),
-      },
-      reusesPorts: true,
-    };
-  }
-
-  private launch(entry: Entry, supervisor: ForwardSupervisor, spec: ForwardSpec): Run {
-    const def = entry.def;
-    const handle = this.options.sessions.register({
-      kind: 'port-forward',
-      nodeId: def.nodeId,
-      nodeName: this.options.nodes.nodeName(def.nodeId),
-      target: sessionTargetOf(def.spec, undefined),
-      detail: describeBinding(spec, []),
-      kill: () => this.stopEntry(entry, { reason: 'Killed from the session monitor.' }),
-    });
-    const run: Run = {
-      nodeId: def.nodeId,
-      supervisor,
-      spec,
-      mirror: new ForwardSessionMirror(handle, def.spec),
-      startedAt: Date.now(),
-      forwardId: undefined,
-      snapshot: undefined,
-      cause: undefined,
-      started: Promise.resolve(),
-    };
-    entry.run = run;
-    entry.lastError = undefined;
-    this.runsBySpec.set(spec, { entry, run });
-    this.changed(true);
-    const starting = supervisor.start(spec);
-    // The supervisor knows the forward from here on (unless it already failed).
-    run.forwardId ??= supervisor.list().find((snapshot) => snapshot.spec === spec)?.id;
-    run.started = starting.then(
-      (snapshot) => this.onSnapshot(snapshot),
-      (error: unknown) => {
-        // Normally the forward's final snapshot has ended the run already.
-        if (entry.run === run) this.finishRun(entry, run, toAppErrorData(error));
-        throw error;
-      },
-    );
-    // Whoever awaits it hears the error (and an auto-start logs it); one nobody awaits
-    // must not become an unhandled rejection.
-    run.started.catch(() => undefined);
-    return run;
-  }
-
-  /** Stops the entry's run, if any, synchronously: its final snapshot ends it. */
-  private stopEntry(entry: Entry, cause: StopCause): void {
-    const run = entry.run;
-    if (run === undefined) return;
-    run.cause ??= cause;
-    if (run.forwardId !== undefined) run.supervisor.stop(run.forwardId);
-    // Not known to the supervisor (already gone): end it here.
-    if (entry.run === run) this.finishRun(entry, run, undefined);
-  }
-
-  private onSnapshot(snapshot: ForwardSnapshot): void {
-    const owner = this.runsBySpec.get(snapshot.spec);
-    if (owner === undefined) return;
-    const { entry, run } = owner;
-    if (entry.run !== run) return;
-    run.forwardId ??= snapshot.id;
-    if (finalStates.has(snapshot.state.name)) {
-      this.finishRun(entry, run, undefined, snapshot);
-      return;
-    }
-    const previous = run.snapshot;
-    run.snapshot = snapshot;
-    if (snapshot.ports.length > 0) entry.lastPorts = snapshot.ports.map((port) => port.localPort);
-    run.mirror.update(snapshot);
-    this.changed(changedBeyondTraffic(previous, snapshot));
-  }
-
-  /** The run is over: the entry stays, stopped, with why (unless the user stopped it). */
-  private finishRun(
-    entry: Entry,
-    run: Run,
-    failure: AppErrorData | undefined,
-    final?: ForwardSnapshot,
-  ): void {
-    if (entry.run !== run) return;
-    entry.run = undefined;
-    this.runsBySpec.delete(run.spec);
-    const failed = final?.state.name === 'failed';
-    entry.lastError =
-      run.cause?.error ??
-      (run.cause === undefined
-        ? (failure ??
-          (failed
-            ? (final.state.error ?? { code: 'unknown', message: final.state.reason })
-            : undefined))
-        : undefined);
-    run.mirror.end(final ?? run.snapshot, run.cause, failure);
-    // A forward that failed on its own stays in its supervisor until told to go.
-    if (run.forwardId !== undefined) run.supervisor.stop(run.forwardId);
-    this.changed(true);
   }
 
   // ---- helpers ------------------------------------------------------------------------
@@ -633,7 +359,7 @@ export class ForwardManager implements Disposable {
   }
 
   private forget(entry: Entry): void {
-    this.stopEntry(entry, { reason: 'Removed.' });
+    this.runner.stop(entry, { reason: 'Removed.' });
     if (this.entries.get(entry.def.id) === entry) this.entries.delete(entry.def.id);
     this.changed(true);
   }
@@ -644,69 +370,11 @@ export class ForwardManager implements Disposable {
     }
   }
 
-  private savedOf(def: Definition): SavedForward {
-    return {
-      id: def.id,
-      nodeId: def.nodeId,
-      nodeName: def.nodeName,
-      ...(def.name !== undefined && { name: def.name }),
-      spec: def.spec,
-      autoStart: def.autoStart,
-    };
-  }
-
   private toEntry(entry: Entry): ForwardEntry {
-    const def = entry.def;
-    const run = entry.run;
-    const live: ForwardSnapshot | undefined =
-      run === undefined
-        ? undefined
-        : run.snapshot !== undefined
-          ? { ...run.snapshot, id: def.id, spec: def.spec }
-          : {
-              // Binding the local ports: the engine has not reported yet.
-              id: def.id,
-              spec: def.spec,
-              state: { name: 'starting', reason: 'Opening the local ports.', since: run.startedAt },
-              ports: [],
-              metrics: {
-                openConnections: 0,
-                totalConnections: 0,
-                failedConnections: 0,
-                bytesIn: 0,
-                bytesOut: 0,
-              },
-              connections: [],
-            };
-    const known = this.options.nodes.knowsNode(def.nodeId);
-    return {
-      id: def.id,
-      nodeId: def.nodeId,
-      nodeName: known ? this.options.nodes.nodeName(def.nodeId) : def.nodeName,
-      ...(!known && { orphaned: true }),
-      name: def.name ?? defaultForwardName(def.spec),
-      spec: def.spec,
-      saved: def.saved,
-      autoStart: def.autoStart,
-      ...(live !== undefined && { live }),
-      ...(entry.lastError !== undefined && { lastError: entry.lastError }),
-    };
+    return toForwardEntry(entry, this.options.nodes);
   }
 
-  /** State changes go out at once; traffic alone at most every `trafficIntervalMs`. */
   private changed(immediate: boolean): void {
-    if (this.disposed) return;
-    if (immediate) {
-      if (this.trafficTimer !== undefined) clearTimeout(this.trafficTimer);
-      this.trafficTimer = undefined;
-      this.changeEmitter.fire(this.list());
-      return;
-    }
-    if (this.trafficTimer !== undefined) return;
-    this.trafficTimer = setTimeout(() => {
-      this.trafficTimer = undefined;
-      if (!this.disposed) this.changeEmitter.fire(this.list());
-    }, this.trafficIntervalMs);
-    this.trafficTimer.unref();
+    this.pace.changed(immediate);
   }
 }

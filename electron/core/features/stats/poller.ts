@@ -13,6 +13,7 @@ import type {
 import type { CallOptions, CriClient } from '../../base/cri';
 import { CpuTracker } from './cpu';
 import { SampleHistory } from './history';
+import { containerUsage, podUsage, summedPodUsage } from './usage';
 
 /** What the poller needs from a node's client (`podStats` serves `readPodsOneByOne`). */
 export type StatsClient = Pick<
@@ -220,22 +221,23 @@ export class StatsPoller implements Disposable {
     await this.learnPodsOf(containerStats, signal);
 
     const seen = new Set<string>();
-    const containerUsage: ContainerUsage[] = [];
+    const containerFigures: ContainerUsage[] = [];
     for (const stats of containerStats) {
       // Exited containers are listed with no usage at all: nothing to chart.
       if (stats.cpu === undefined && stats.memory === undefined) continue;
       const key = `container:${stats.containerId}`;
       seen.add(key);
-      containerUsage.push(this.containerUsage(key, stats));
+      const podSandboxId = stats.podSandboxId ?? this.podOfContainer.get(stats.containerId);
+      containerFigures.push(containerUsage(this.cpu, key, stats, podSandboxId));
     }
-    const podUsage: PodUsage[] = [];
+    const podFigures: PodUsage[] = [];
     for (const stats of pods.pods) {
       const key = `pod:${stats.podSandboxId}`;
       seen.add(key);
-      podUsage.push(
+      podFigures.push(
         stats.cpu === undefined && stats.memory === undefined
-          ? summedPodUsage(stats, containerUsage)
-          : this.podUsage(key, stats),
+          ? summedPodUsage(stats, containerFigures)
+          : podUsage(this.cpu, key, stats),
       );
     }
     this.cpu.retain(seen);
@@ -244,36 +246,13 @@ export class StatsPoller implements Disposable {
     }
     return {
       at,
-      containers: containerUsage,
-      pods: podUsage,
+      containers: containerFigures,
+      pods: podFigures,
       podStatsSupported: this.podStatsSupported,
       containerStatsSupported: this.containerStatsSupported,
       ...(this.podStatsAvoided !== undefined && { podStatsAvoided: this.podStatsAvoided }),
       ...(pods.error !== undefined && { podStatsError: pods.error }),
       ...(pods.unreadable !== undefined && { unreadablePods: pods.unreadable }),
-    };
-  }
-
-  private containerUsage(key: string, stats: ContainerStats): ContainerUsage {
-    const cpuPercent = this.cpu.percent(key, stats.cpu);
-    const podSandboxId = stats.podSandboxId ?? this.podOfContainer.get(stats.containerId);
-    return {
-      containerId: stats.containerId,
-      name: stats.name,
-      ...(podSandboxId !== undefined && { podSandboxId }),
-      ...(cpuPercent !== undefined && { cpuPercent }),
-      ...memoryOf(stats),
-    };
-  }
-
-  private podUsage(key: string, stats: PodStats): PodUsage {
-    const cpuPercent = this.cpu.percent(key, stats.cpu);
-    return {
-      podSandboxId: stats.podSandboxId,
-      name: stats.name,
-      namespace: stats.namespace,
-      ...(cpuPercent !== undefined && { cpuPercent }),
-      ...memoryOf(stats),
     };
   }
 
@@ -439,43 +418,6 @@ export class StatsPoller implements Disposable {
       hint: "The runtime reads a pod's stats from the pod's own cgroup; a pod started without a cgroup parent has none. Its containers' stats are under Containers.",
     };
   }
-}
-
-/**
- * A pod the runtime reports no usage of its own for (CRI-O under cgroupfs fails to read the
- * pod's cgroup: "invalid slice name"): the sum of its containers' usage this sample, each
- * figure only once every container that has it does.
- */
-function summedPodUsage(stats: PodStats, containers: readonly ContainerUsage[]): PodUsage {
-  const mine = containers.filter((usage) => usage.podSandboxId === stats.podSandboxId);
-  const sum = (pick: (usage: ContainerUsage) => number | undefined): number | undefined => {
-    const values = mine.map(pick);
-    if (values.length === 0 || values.some((value) => value === undefined)) return undefined;
-    return (values as number[]).reduce((total, value) => total + value, 0);
-  };
-  const cpuPercent = sum((usage) => usage.cpuPercent);
-  const workingSet = sum((usage) => usage.memoryWorkingSetBytes);
-  const usage = sum((usage) => usage.memoryUsageBytes);
-  return {
-    podSandboxId: stats.podSandboxId,
-    name: stats.name,
-    namespace: stats.namespace,
-    ...(cpuPercent !== undefined && { cpuPercent }),
-    ...(workingSet !== undefined && { memoryWorkingSetBytes: workingSet }),
-    ...(usage !== undefined && { memoryUsageBytes: usage }),
-    source: 'containers',
-  };
-}
-
-function memoryOf(
-  stats: ContainerStats | PodStats,
-): Pick<ContainerUsage, 'memoryWorkingSetBytes' | 'memoryUsageBytes'> {
-  const workingSet = stats.memory?.workingSetBytes;
-  const usage = stats.memory?.usageBytes;
-  return {
-    ...(workingSet !== undefined && { memoryWorkingSetBytes: workingSet }),
-    ...(usage !== undefined && { memoryUsageBytes: usage }),
-  };
 }
 
 function asAppError(error: unknown): AppError {

@@ -2,7 +2,7 @@
  * What a terminal needs to know about its container before opening: that it exists and
  * runs, whether attach should ask for a tty and stdin, and how the monitor names it.
  */
-import { AppError, isAppError } from '../../../../shared/errors';
+import { AppError, isAppError, type AppErrorData } from '../../../../shared/errors';
 import type { ContainerDetail, SessionTarget } from '../../../../shared/model';
 import type { NodeClient } from '../nodes';
 import { logger } from '../../base/log';
@@ -51,13 +51,41 @@ function shortId(id: string): string {
   return id.length > 12 ? id.slice(0, 12) : id;
 }
 
+/**
+ * How a caller words the two refusals of `runningContainer`: what the user was about to do
+ * decides the sentence, while the check itself is the same for everyone.
+ */
+export interface ContainerRefusals {
+  readonly notFound: (shortId: string, nodeName: string) => Pick<AppErrorData, 'message' | 'hint'>;
+  readonly notRunning: (
+    detail: ContainerDetail,
+    name: string,
+  ) => Pick<AppErrorData, 'message' | 'hint'>;
+  /** Which step of the caller's operation the check is, for the error's `step`. */
+  readonly step?: string;
+}
+
+/** A terminal's words: the default. */
+const terminalRefusals: ContainerRefusals = {
+  notFound: (id, nodeName) => ({
+    message: `There is no container ${id} on ${nodeName}.`,
+    hint: 'It may have been removed; the container list refreshes by itself.',
+  }),
+  notRunning: (detail, name) => ({
+    message: `The container ${name} is not running (${detail.state}${detail.exitCode !== undefined ? `, exit code ${detail.exitCode}` : ''}).`,
+    hint: 'A terminal needs a running container, and CRI can’t start an exited one again: open it in another container, or run its pod again (Run pod… on Pods).',
+  }),
+};
+
 /** The container's status, verbose; a clear AppError when it is gone or not running. */
 export async function runningContainer(
   client: FactsClient,
   containerId: string,
   nodeName: string,
   signal?: AbortSignal,
+  refusals: ContainerRefusals = terminalRefusals,
 ): Promise<ContainerDetail> {
+  const step = refusals.step !== undefined ? { step: refusals.step } : {};
   let detail: ContainerDetail;
   try {
     detail = await client.containerStatus(containerId, {
@@ -69,9 +97,9 @@ export async function runningContainer(
       throw new AppError(
         {
           code: 'not-found',
-          message: `There is no container ${shortId(containerId)} on ${nodeName}.`,
+          ...refusals.notFound(shortId(containerId), nodeName),
           ...(error.detail !== undefined && { detail: error.detail }),
-          hint: 'It may have been removed; the container list refreshes by itself.',
+          ...step,
         },
         { cause: error },
       );
@@ -79,11 +107,10 @@ export async function runningContainer(
     throw error;
   }
   if (detail.state !== 'running') {
-    const name = detail.name || shortId(containerId);
     throw new AppError({
       code: 'failed-precondition',
-      message: `The container ${name} is not running (${detail.state}${detail.exitCode !== undefined ? `, exit code ${detail.exitCode}` : ''}).`,
-      hint: 'A terminal needs a running container, and CRI can’t start an exited one again: open it in another container, or run its pod again (Run pod… on Pods).',
+      ...refusals.notRunning(detail, detail.name || shortId(containerId)),
+      ...step,
     });
   }
   return detail;

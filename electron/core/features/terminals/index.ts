@@ -17,7 +17,12 @@ export {
   parseOpenRequest,
   requireDimension,
 } from './arguments';
-export { attachSettings, type AttachSettings } from './container-facts';
+export {
+  attachSettings,
+  runningContainer,
+  type AttachSettings,
+  type ContainerRefusals,
+} from './container-facts';
 export { probeShell } from './shell-probe';
 export { describeEnding, closedEnding, type ClosedBy, type ContainerFate } from './exit-reason';
 export { TerminalsServiceImpl, terminalEventSource } from './service';

@@ -133,6 +133,9 @@ export function LogList({ controller }: { controller: LogsController }) {
   );
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
+  // Where the list was last put or seen scrolled: a scrollTop away from it that no scroll
+  // event has reported yet is the user's.
+  const lastTop = useRef(controller.scrollTop);
   const [scrollTop, setScrollTop] = useState(() => controller.scrollTop);
   const [viewport, setViewport] = useState(0);
   const [width, setWidth] = useState(0);
@@ -142,6 +145,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     if (element === null) return;
     // Back where it was when the view was left (unless sticking to the end).
     element.scrollTop = controller.scrollTop;
+    lastTop.current = element.scrollTop;
     const measure = (): void => setViewport(element.clientHeight);
     measure();
     const observer = new ResizeObserver(measure);
@@ -162,9 +166,18 @@ export function LogList({ controller }: { controller: LogsController }) {
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element === null || !stick) return;
+    // Scrolled up since, and its scroll event not handled yet (it comes with the next
+    // frame, and a busy log renders sooner): the user is leaving the end, don't pull back.
+    const moved = Math.abs(element.scrollTop - lastTop.current) > 1;
+    const atEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+    if (moved && !atEnd) {
+      controller.setStick(false);
+      return;
+    }
     element.scrollTop = element.scrollHeight;
+    lastTop.current = element.scrollTop;
     setScrollTop(element.scrollTop);
-  }, [stick, total, viewport]);
+  }, [stick, total, viewport, controller]);
 
   // Bring a line into view (a search match), centred.
   const ratioRef = useRef(geometry.ratio);
@@ -175,6 +188,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     controller.revealed = reveal.seq;
     const target = reveal.index * lineHeight - (element.clientHeight - lineHeight) / 2;
     element.scrollTop = Math.max(0, target / ratioRef.current);
+    lastTop.current = element.scrollTop;
     setScrollTop(element.scrollTop);
   }, [reveal, controller]);
 
@@ -194,7 +208,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     const element = scroller.current;
     if (element === null) return;
     setScrollTop(element.scrollTop);
-    controller.scrollTop = element.scrollTop;
+    controller.scrollTop = lastTop.current = element.scrollTop;
     const atEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
     if (atEnd !== controller.store.getState().stick) controller.setStick(atEnd);
   };

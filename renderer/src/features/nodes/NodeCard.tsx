@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { CapabilityState, NodeStatus } from '../../../../shared/model';
 import { capabilityNames } from '../../../../shared/model';
 import { useModel, useNodes } from '../../app/context';
@@ -209,7 +210,20 @@ function RuntimeStatus({ node }: { node: NodeStatus }) {
   );
 }
 
-export function NodeCard({ node }: { node: NodeStatus }) {
+/**
+ * One node's card. Memoised on the status object: when one node of hundreds changes, one
+ * card renders (statuses that didn't change keep their identity, see nodes-store).
+ * `level` is its name's heading level: 3 under a group's heading, 2 when the cards are not
+ * grouped, so the headings never skip a level.
+ */
+export const NodeCard = memo(function NodeCard({
+  node,
+  level = 2,
+}: {
+  node: NodeStatus;
+  level?: 2 | 3;
+}) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   const model = useModel();
   const pending = useNodes((state) => state.pending[node.nodeId]);
   const connected = node.state === 'connected';
@@ -217,11 +231,12 @@ export function NodeCard({ node }: { node: NodeStatus }) {
   const busy = pending !== undefined || node.state === 'connecting';
 
   return (
-    <article className="node-card" data-state={node.state} aria-label={node.name}>
+    // tabIndex -1: the list can give it the focus when the card moves (see NodeCardList).
+    <article className="node-card" data-state={node.state} aria-label={node.name} tabIndex={-1}>
       <header className="node-card-header">
         <Icon name="nodes" size={18} />
         <div className="node-card-title">
-          <h2 title={node.name}>{node.name}</h2>
+          <Heading title={node.name}>{node.name}</Heading>
           <code className="node-endpoint" title={node.endpoint}>
             {node.endpoint}
           </code>
@@ -311,4 +326,4 @@ export function NodeCard({ node }: { node: NodeStatus }) {
       </footer>
     </article>
   );
-}
+});

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useStore } from 'zustand';
 import type { DiscoveryReport } from '../../../../shared/contract';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { DiscoveredEndpoint } from '../../../../shared/model';
@@ -6,12 +7,15 @@ import { useModel, useNodes } from '../../app/context';
 import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
-import { plural } from '../../ui/format';
+import { formatCount, plural } from '../../ui/format';
 import { Button } from '../../ui/Button';
 import { Icon } from '../../ui/icons';
 import { openNodeForm } from './actions';
 import { labUpCommand, summarizeDiscovery } from './discovery-summary';
-import { NodeCard } from './NodeCard';
+import { filterNodes, groupingLabels, groupNodes, sortedByName, type NodeGrouping } from './fleet';
+import { NodeCardList } from './NodeCardList';
+import { nodeListOf } from './node-list-store';
+import { FilterField, SelectFilter } from '../../ui/view/Toolbar';
 
 /** Sockets discovery found but could not use: worth showing, with the reason and the fix. */
 function unusable(report: DiscoveryReport, known: ReadonlySet<string>): DiscoveredEndpoint[] {
@@ -144,6 +148,25 @@ export function NodesView() {
     void discover();
   }, [discover]);
 
+  const list = nodeListOf(model).store;
+  const query = useStore(list, (state) => state.query);
+  const grouping = useStore(list, (state) => state.grouping);
+  const collapsed = useStore(list, (state) => state.collapsed);
+  const scroller = useRef<HTMLDivElement>(null);
+  const sorted = sortedByName(nodes);
+  const found = useMemo(() => filterNodes(sorted, query), [sorted, query]);
+  const groups = useMemo(() => groupNodes(found, grouping), [found, grouping]);
+  // Each group's size before the search, for "3 of 120" in its heading.
+  const totals = useMemo(
+    () =>
+      found === sorted
+        ? new Map<string, number>()
+        : new Map(groupNodes(sorted, grouping).map((group) => [group.id, group.nodes.length])),
+    [found, sorted, grouping],
+  );
+  const groupIds = groups.map((group) => group.id);
+  const allCollapsed = groupIds.length > 0 && groupIds.every((id) => collapsed.has(id));
+
   const connected = nodes.filter((node) => node.state === 'connected').length;
   const known = new Set(nodes.map((node) => node.endpoint));
   const findings = report === undefined ? [] : unusable(report.report, known);
@@ -169,9 +192,48 @@ export function NodesView() {
           Add node
         </Button>
         {discoverButton(false)}
+        {nodes.length > 0 && (
+          <>
+            <FilterField
+              label="Filter nodes"
+              placeholder="Filter nodes by name, endpoint, state…"
+              value={query}
+              onChange={(text) => list.getState().setQuery(text)}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape' && query !== '') {
+                  event.preventDefault();
+                  event.stopPropagation();
+                  list.getState().setQuery('');
+                }
+              }}
+            />
+            <SelectFilter<NodeGrouping>
+              label="Group nodes by"
+              value={grouping}
+              choices={(Object.keys(groupingLabels) as NodeGrouping[]).map((value) => ({
+                value,
+                label:
+                  value === 'none'
+                    ? groupingLabels[value]
+                    : `By ${groupingLabels[value].toLowerCase()}`,
+              }))}
+              onChange={(next) => list.getState().setGrouping(next)}
+            />
+            {grouping !== 'none' && (
+              <Button
+                small
+                variant="ghost"
+                onClick={() => list.getState().setAllCollapsed(groupIds, !allCollapsed)}
+              >
+                {allCollapsed ? 'Expand all' : 'Collapse all'}
+              </Button>
+            )}
+          </>
+        )}
         <span className="toolbar-spacer" />
         <span className="toolbar-status">
-          {connected} of {nodes.length} {nodes.length === 1 ? 'node' : 'nodes'} connected
+          {found !== sorted && `${formatCount(found.length)} shown · `}
+          {formatCount(connected)} of {plural(nodes.length, 'node')} connected
         </span>
       </div>
       {error !== undefined && <ErrorBanner error={error} title="The node list stopped updating" />}
@@ -219,12 +281,27 @@ export function NodesView() {
           )}
         </>
       ) : (
-        <div className="nodes-body">
-          <div className="node-list">
-            {nodes.map((node) => (
-              <NodeCard key={node.nodeId} node={node} />
-            ))}
-          </div>
+        <div className="nodes-body" ref={scroller}>
+          {found.length === 0 ? (
+            <EmptyState
+              icon="search"
+              title="No node matches"
+              actions={
+                <Button onClick={() => list.getState().setQuery('')}>Clear the filter</Button>
+              }
+            >
+              No node's name, endpoint or state has “{query.trim()}”.
+            </EmptyState>
+          ) : (
+            <NodeCardList
+              groups={groups}
+              grouped={grouping !== 'none'}
+              collapsed={collapsed}
+              totals={totals}
+              onToggle={(groupId) => list.getState().toggle(groupId)}
+              scroller={scroller}
+            />
+          )}
           <DiscoveryFindings endpoints={findings} />
         </div>
       )}

@@ -3,6 +3,7 @@ import type { AppErrorData } from '../../../../shared/errors';
 import { toAppErrorData } from '../../../../shared/errors';
 import { applyNodesDelta, type NodeStatus } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
+import { sameData } from '../resources/delta';
 
 /** What the top bar's node selector picks: every connected node, or one. */
 export type NodeScope =
@@ -44,16 +45,44 @@ export function createNodesStore(client: PortholeClient): NodesStore {
   const subscription = client.subscribe(
     'nodes',
     undefined,
-    // A reset, then the nodes that changed: folded into the list in place.
+    // A reset, then the nodes that changed: folded into the list in place. A reset (a
+    // resubscription) keeps the statuses that didn't change, so their cards don't render.
     (delta) =>
       store.setState((state) => ({
-        nodes: applyNodesDelta(state.nodes, delta),
+        nodes: delta.reset
+          ? keepUnchanged(state.nodes, delta.upserted)
+          : applyNodesDelta(state.nodes, delta),
         loaded: true,
         error: undefined,
       })),
     (error) => store.setState({ error: toAppErrorData(error), loaded: true }),
   );
   return { ...store, dispose: () => subscription.dispose() };
+}
+
+/**
+ * `next`, with each status that equals the one before it replaced by that one (and the
+ * whole list when nothing changed): what renders per node (its card, its picker option)
+ * is memoised on the status object, so a whole new list (a reset) renders only the cards
+ * that changed. Deltas keep the other nodes' objects by themselves.
+ */
+export function keepUnchanged(
+  previous: readonly NodeStatus[],
+  next: readonly NodeStatus[],
+): readonly NodeStatus[] {
+  if (previous.length === 0) return next;
+  const before = new Map(previous.map((node) => [node.nodeId, node]));
+  let same = previous.length === next.length;
+  const kept = next.map((node, index) => {
+    const old = before.get(node.nodeId);
+    if (old !== undefined && sameData(old, node)) {
+      if (previous[index] !== old) same = false;
+      return old;
+    }
+    same = false;
+    return node;
+  });
+  return same ? previous : kept;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { useMemo, type RefObject } from 'react';
-import { useResources, useResourceViews } from '../../app/context';
+import { useNodes, useResources, useResourceViews } from '../../app/context';
+import { isFollowed } from '../nodes/nodes-store';
 import { Icon } from '../../ui/icons';
 import { formatCount, plural } from '../../ui/format';
 import {
@@ -44,6 +45,12 @@ export function ResourceToolbar<K extends ResourceKind>({
     filter.podKey === undefined
       ? undefined
       : (state.index.pods.get(filter.podKey)?.name ?? 'removed pod'),
+  );
+  // The Node column's filter: where rows of several nodes are shown, or it is already set.
+  const showNodeFilter = useNodes(
+    (state) =>
+      filter.node !== '' ||
+      (state.scope.kind === 'all' && state.nodes.filter(isFollowed).length > 1),
   );
   const [singular, pluralNoun] = view.nouns;
   const namespaceChoices = useMemo(
@@ -107,6 +114,18 @@ export function ResourceToolbar<K extends ResourceKind>({
             onChange={(namespace) => setFilter(kind, { namespace })}
           />
         </>
+      )}
+      {showNodeFilter && (
+        <input
+          className="input node-filter-input"
+          type="search"
+          placeholder="node: name…"
+          aria-label="Filter by node name"
+          title="Only the rows of nodes whose name has these words (e.g. eu-west), however many nodes that is"
+          spellCheck={false}
+          value={filter.node}
+          onChange={(event) => setFilter(kind, { node: event.target.value })}
+        />
       )}
       <SelectFilter
         label="State"

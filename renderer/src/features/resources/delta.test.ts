@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceDelta } from '../../../../shared/model';
-import { applyDelta, dropNode, emptyIndex, sameData } from './delta';
+import { applyDelta, applyDeltas, dropNode, emptyIndex, sameData } from './delta';
 import { resourceKey, type ContainerItem, type PodItem } from './model';
 
 function pod(nodeId: string, id: string, patch: Partial<PodItem> = {}): PodItem {
@@ -149,6 +149,47 @@ describe('applyDelta', () => {
       delta('n1', { pods: { upserted: [], removed: ['nope'] } }),
     );
     expect(index).toBe(emptyIndex);
+  });
+});
+
+describe('applyDeltas', () => {
+  it('folds a batch in order, as one delta after another would', () => {
+    const before = applyDelta(
+      emptyIndex,
+      delta('n1', {
+        reset: true,
+        pods: { upserted: [pod('n1', 'a'), pod('n1', 'b')], removed: [] },
+      }),
+    );
+    const batch = [
+      // n2's first snapshot, then a change on it, in the same frame.
+      delta('n2', {
+        reset: true,
+        pods: { upserted: [pod('n2', 'x'), pod('n2', 'y')], removed: [] },
+      }),
+      delta('n2', { pods: { upserted: [pod('n2', 'z')], removed: ['x'] } }),
+      // n1 reset again: "b" went, "a" came back equal, "c" is new.
+      delta('n1', { pods: { upserted: [pod('n1', 'd')], removed: [] } }),
+      delta('n1', {
+        reset: true,
+        pods: { upserted: [pod('n1', 'a'), pod('n1', 'c')], removed: [] },
+      }),
+    ];
+    const batched = applyDeltas(before, batch);
+    const oneByOne = batch.reduce(applyDelta, before);
+    expect([...batched.pods.keys()].sort()).toEqual([...oneByOne.pods.keys()].sort());
+    expect([...batched.pods.keys()].sort()).toEqual(
+      [
+        resourceKey('n1', 'a'),
+        resourceKey('n1', 'c'),
+        resourceKey('n2', 'y'),
+        resourceKey('n2', 'z'),
+      ].sort(),
+    );
+    // The unchanged pod keeps its object; untouched kinds keep their maps.
+    expect(batched.pods.get(resourceKey('n1', 'a'))).toBe(before.pods.get(resourceKey('n1', 'a')));
+    expect(batched.containers).toBe(before.containers);
+    expect(applyDeltas(batched, [])).toBe(batched);
   });
 });
 

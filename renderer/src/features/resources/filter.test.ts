@@ -54,6 +54,27 @@ describe('filterRows', () => {
     expect(filterRows('pods', pods, emptyFilter, 'n2').rows.map((r) => r.name)).toEqual(['web-2']);
   });
 
+  it('filters the Node column by the nodes whose names matched', () => {
+    // The caller resolves names to ids (nodeIdsNamed): here "eu" matched n2 only.
+    const named = new Set(['n2']);
+    expect(
+      filterRows('pods', pods, { ...emptyFilter, node: 'eu' }, undefined, named).rows.map(
+        (r) => r.name,
+      ),
+    ).toEqual(['web-2']);
+    // With the other filters, and with the node in scope.
+    expect(
+      filterRows('pods', pods, { ...emptyFilter, node: 'eu', text: 'db' }, undefined, named).rows,
+    ).toEqual([]);
+    expect(filterRows('pods', pods, { ...emptyFilter, node: 'eu' }, 'n1', named).rows).toEqual([]);
+    // No node matched: no row. A blank node filter: no constraint.
+    expect(
+      filterRows('pods', pods, { ...emptyFilter, node: 'zz' }, undefined, new Set()).rows,
+    ).toEqual([]);
+    expect(filterRows('pods', pods, { ...emptyFilter, node: ' ' }).rows).toBe(pods);
+    expect(isFiltered({ ...emptyFilter, node: 'eu' })).toBe(true);
+  });
+
   it('keeps the other filters and reports the problem while a selector is unfinished', () => {
     const result = filterRows('pods', pods, { ...emptyFilter, text: 'db', labels: 'app in (' });
     expect(result.rows.map((r) => r.name)).toEqual(['db-1']);

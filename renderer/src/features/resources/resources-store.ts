@@ -3,7 +3,7 @@ import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import type { Disposable, PortholeClient } from '../../platform';
 import { isFollowed, type NodesStore } from '../nodes/nodes-store';
-import { applyDelta, dropNode, emptyIndex, type ResourceIndex } from './delta';
+import { applyDeltas, dropNode, emptyIndex, type ResourceIndex } from './delta';
 
 export interface ResourcesState {
   readonly index: ResourceIndex;
@@ -69,17 +69,19 @@ export function createResourcesStore(
     const deltas = queue;
     queue = [];
     store.setState((state) => {
-      let index = state.index;
       let loaded = state.loaded;
       const updatedAt = { ...state.updatedAt };
-      for (const delta of deltas) {
-        // A late delta from a node we already unsubscribed from must not resurrect it.
-        if (!subscriptions.has(delta.nodeId)) continue;
-        index = applyDelta(index, delta);
+      // A late delta from a node we already unsubscribed from must not resurrect it.
+      const live = deltas.filter((delta) => subscriptions.has(delta.nodeId));
+      for (const delta of live) {
         updatedAt[delta.nodeId] = delta.updatedAt;
-        if (delta.reset && !loaded.has(delta.nodeId)) loaded = new Set(loaded).add(delta.nodeId);
+        if (delta.reset && !loaded.has(delta.nodeId)) {
+          if (loaded === state.loaded) loaded = new Set(loaded);
+          (loaded as Set<string>).add(delta.nodeId);
+        }
       }
-      return { index, loaded, updatedAt };
+      // The whole batch at once: one copy of the index, however many nodes sent deltas.
+      return { index: applyDeltas(state.index, live), loaded, updatedAt };
     });
   };
 

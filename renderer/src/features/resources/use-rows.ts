@@ -2,11 +2,12 @@ import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useModel, useNodes, useResources, useResourceViews } from '../../app/context';
 import type { NodeStatus } from '../../../../shared/model';
+import { nodeIdsNamed } from '../nodes/fleet';
 import type { NodeScope } from '../nodes/nodes-store';
 import type { ResourceIndex } from './delta';
-import { filterRows, type ResourceFilter } from './filter';
 import type { ResourceKind, RowsByKind } from './model';
 import { sandboxImagesOf, type RowCache } from './rows';
+import { VisibleRows } from './visible';
 
 /** `nodes` tells which image each node runs its sandboxes from (images only). */
 export function deriveRows<K extends ResourceKind>(
@@ -88,7 +89,8 @@ export function useHiddenCounts(kind: ResourceKind): ReadonlyMap<string, number>
 
 /**
  * What a table shows: rows in scope, sorted, then filtered. Sorting comes first and is
- * memoised on its own, so a keystroke in the filter costs one linear pass, not a sort.
+ * memoised on its own, so a keystroke in the filter costs one linear pass, not a sort;
+ * see VisibleRows for the filter.
  */
 export function useVisibleRows<K extends ResourceKind>(
   kind: K,
@@ -99,53 +101,48 @@ export function useVisibleRows<K extends ResourceKind>(
   );
   const scope = useNodes((state) => state.scope);
   const nodeId = scopeNodeId(scope);
+  const named = useNodesNamed(filter.node);
   const model = useModel();
   const sorted = useMemo(() => model.rows.sorted(kind, all, sort), [model, kind, all, sort]);
-  const inScope = useMemo(
-    () => (nodeId === undefined ? all.length : all.filter((row) => row.nodeId === nodeId).length),
-    [all, nodeId],
+  const visible = useRef<VisibleRows<K> | undefined>(undefined);
+  return useMemo(
+    () =>
+      (visible.current ??= new VisibleRows()).compute(
+        kind,
+        all,
+        sorted,
+        filter,
+        nodeId,
+        named,
+        sort,
+      ),
+    [kind, all, sorted, filter, nodeId, named, sort],
   );
-  // Typing narrows: when the new text only extends the last one, the answer is a subset
-  // of the last answer, so filter that (usually far fewer rows) instead of every row.
-  const last = useRef<LastFilter<K> | undefined>(undefined);
-  const filtered = useMemo(() => {
+}
+
+/**
+ * The ids of the nodes whose name has every word of the Node filter (undefined when it is
+ * empty). Resolved once per filter and node list, so the row test is a set lookup.
+ */
+export function useNodesNamed(query: string): ReadonlySet<string> | undefined {
+  const nodes = useNodes((state) => state.nodes);
+  const last = useRef<ReadonlySet<string> | undefined>(undefined);
+  return useMemo(() => {
+    const next = nodeIdsNamed(nodes, query);
+    // The same nodes as before (a status changed, not a name): the same set, so the
+    // filtered rows are kept instead of filtered again.
     const previous = last.current;
-    const source =
-      previous !== undefined && refines(previous, sorted, filter, nodeId)
-        ? previous.result.rows
-        : sorted;
-    const result = filterRows(kind, source, filter, nodeId);
-    last.current = { sorted, filter, nodeId, result };
-    return result;
-  }, [kind, sorted, filter, nodeId]);
-  return { ...filtered, total: inScope };
-}
-
-interface LastFilter<K extends ResourceKind> {
-  readonly sorted: readonly RowsByKind[K][];
-  readonly filter: ResourceFilter;
-  readonly nodeId: string | undefined;
-  readonly result: { rows: readonly RowsByKind[K][]; error?: string };
-}
-
-/** Whether `filter` only narrows the last one (same rows, same constraints, longer text). */
-export function refines<K extends ResourceKind>(
-  last: LastFilter<K>,
-  sorted: readonly RowsByKind[K][],
-  filter: ResourceFilter,
-  nodeId: string | undefined,
-): boolean {
-  return (
-    last.sorted === sorted &&
-    last.nodeId === nodeId &&
-    last.result.error === undefined &&
-    last.filter.labels === filter.labels &&
-    last.filter.namespace === filter.namespace &&
-    last.filter.state === filter.state &&
-    last.filter.podKey === filter.podKey &&
-    last.filter.text.trim() !== '' &&
-    filter.text.toLowerCase().startsWith(last.filter.text.toLowerCase())
-  );
+    if (
+      next !== undefined &&
+      previous !== undefined &&
+      next.size === previous.size &&
+      [...next].every((id) => previous.has(id))
+    ) {
+      return previous;
+    }
+    last.current = next;
+    return next;
+  }, [nodes, query]);
 }
 
 /** nodeId → the node's name, for the Node column and messages. */

@@ -1,11 +1,11 @@
 /**
  * Who may use a browser-mode host. The URL Porthole prints carries a one-time bootstrap
- * token; the page it opens is answered with a session cookie (HttpOnly, so no script on
+ * token; the page it opens is answered with a login cookie (HttpOnly, so no script on
  * the page can read it; SameSite=Strict, so no other site's page makes the browser send
  * it), and the page then removes the token from its address with history.replaceState.
  * Every RPC WebSocket needs the cookie. A printed token that has been used is worth
  * nothing, so one left in a terminal's scrollback, a browser's history or a launcher file
- * gives nobody access. The session secret itself is never printed.
+ * gives nobody access. The login secret itself is never printed.
  */
 import type { IncomingMessage } from 'node:http';
 import { createToken, tokenMatches } from './token';
@@ -13,7 +13,7 @@ import { createToken, tokenMatches } from './token';
 /** Unused links kept at most; issuing another forgets the oldest. */
 const maxPendingLinks = 16;
 
-export class HostSession {
+export class BrowserLogin {
   private readonly secret = createToken();
   private readonly pending: { token: string; onUsed: (() => void) | undefined }[] = [];
   /** The cookie's name: per port (cookies are not), `__Host-` with TLS (it then must be Secure). */
@@ -47,7 +47,7 @@ export class HostSession {
     return true;
   }
 
-  /** The Set-Cookie header that makes a browser part of this session. */
+  /** The Set-Cookie header that logs a browser in. */
   setCookie(): string {
     return [
       `${this.cookieName}=${this.secret}`,
@@ -63,7 +63,7 @@ export class HostSession {
     return `${this.cookieName}=${this.secret}`;
   }
 
-  /** Whether the request carries this session's cookie. */
+  /** Whether the request carries this login's cookie. */
   admits(request: IncomingMessage): boolean {
     const header = request.headers.cookie;
     if (header === undefined) return false;

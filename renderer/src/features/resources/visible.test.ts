@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { emptyFilter } from './filter';
 import type { PodRow } from './model';
-import { refines } from './use-rows';
+import { refines } from './visible';
 
 const sorted: PodRow[] = [];
 const last = {
   sorted,
+  total: 0,
   filter: { ...emptyFilter, text: 'web' },
   nodeId: undefined,
   result: { rows: [] as PodRow[] },
@@ -24,6 +25,9 @@ describe('refines', () => {
       refines(last, sorted, { ...emptyFilter, text: 'web-1', state: 'ready' }, undefined),
     ).toBe(false);
     expect(refines(last, sorted, { ...emptyFilter, text: 'web-1' }, 'n1')).toBe(false);
+    expect(refines(last, sorted, { ...emptyFilter, text: 'web-1', node: 'eu' }, undefined)).toBe(
+      false,
+    );
     expect(
       refines({ ...last, filter: emptyFilter }, sorted, { ...emptyFilter, text: 'a' }, undefined),
     ).toBe(false);
