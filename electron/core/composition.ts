@@ -38,6 +38,7 @@ import {
 import { LifecycleServiceImpl, ResourcesServiceImpl } from './features/resources';
 import { SessionRegistry, SessionsServiceImpl, sessionsEventSource } from './features/sessions';
 import { StatsHub, statsEventSource } from './features/stats';
+import { TimelineRecorder, TimelineServiceImpl, timelineEventSource } from './features/timeline';
 import { TerminalManager, TerminalsServiceImpl, terminalEventSource } from './features/terminals';
 
 /** SSH settings for every SSH node (tests point these at their own files). */
@@ -81,6 +82,7 @@ export interface Core extends Disposable {
    * Electron's app protocol to stream to the page; undefined for an unknown or spent id.
    */
   readonly downloads: (transferId: string) => Promise<DownloadBody | undefined>;
+  readonly timeline: TimelineRecorder;
 }
 
 export function createCore(options: CoreOptions = {}): Core {
@@ -140,6 +142,7 @@ export function createCore(options: CoreOptions = {}): Core {
   );
   const fanout = store.add(new FanoutManager({ nodes, sessions }));
   const files = store.add(new FilesManager({ nodes, sessions, debug }));
+  const timeline = store.add(new TimelineRecorder({ nodes, configDir }));
   const { node, electron } = process.versions as NodeJS.ProcessVersions & { electron?: string };
   coreLog.info(
     `Porthole${options.appVersion !== undefined ? ` ${options.appVersion}` : ''} started: ` +
@@ -165,6 +168,7 @@ export function createCore(options: CoreOptions = {}): Core {
       }),
       fanout: new FanoutServiceImpl(fanout),
       files: new FilesServiceImpl(files),
+      timeline: new TimelineServiceImpl(timeline),
     },
     events: {
       ...createEventSource(nodes),
@@ -175,10 +179,12 @@ export function createCore(options: CoreOptions = {}): Core {
       forwards: forwardsEventSource(forwards),
       fanout: fanoutEventSource(fanout),
       transfers: transfersEventSource(files),
+      timeline: timelineEventSource(timeline),
     },
     nodes,
     sessions,
     downloads: (transferId) => files.openDownload(transferId),
+    timeline,
     dispose: () => store.dispose(),
   };
 }

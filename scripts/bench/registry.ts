@@ -46,6 +46,7 @@ export const benches: readonly BenchEntry[] = [
   { name: 'debug', load: async () => (await import('./debug')).debugBench },
   { name: 'fleet', load: async () => (await import('./fleet')).fleetBench },
   { name: 'fanout', load: async () => (await import('./fanout')).fanoutBench },
+  { name: 'timeline', load: async () => (await import('./timeline')).timelineBench },
   {
     name: 'ui',
     load: async () => {

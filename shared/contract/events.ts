@@ -11,6 +11,7 @@ import type {
   SessionSnapshot,
   StatsUpdate,
   TerminalEvent,
+  TimelineUpdate,
 } from '../model';
 
 /**
@@ -55,6 +56,11 @@ export interface Events {
    * every change of state and a few times a second while any runs.
    */
   readonly transfers: [argument: undefined, payload: readonly FileTransfer[]];
+  /**
+   * Every connected node's lifecycle events (the flight recorder): all those kept first
+   * (`reset`), then each new batch.
+   */
+  readonly timeline: [argument: undefined, payload: TimelineUpdate];
 }
 
 export type EventArgument<E extends keyof Events> = Events[E][0];

@@ -63,6 +63,7 @@ export const serviceMethods = {
   debug: { start: 1, list: 1, keep: 3, remove: 2 },
   fanout: { preview: 1, start: 1, cancel: 1, exportJsonLines: 1, close: 1 },
   files: { list: 1, download: 1, upload: 1, write: 2, finish: 1, cancel: 1 },
+  timeline: { clear: 0 },
 } as const satisfies {
   readonly [S in ServiceName]: { readonly [M in MethodName<S>]: Arity<Services[S][M]> };
 };
@@ -115,6 +116,7 @@ export const eventNames = [
   'stats',
   'fanout',
   'transfers',
+  'timeline',
 ] as const satisfies readonly EventName[];
 // Every declared event must be listed (the reverse is checked by `satisfies` above).
 type UnlistedEvent = Exclude<EventName, (typeof eventNames)[number]>;

@@ -351,6 +351,15 @@ export interface FilesService {
   cancel(transferId: string): Promise<void>;
 }
 
+/**
+ * A node's timeline (the flight recorder): its events arrive on the `timeline` event; they
+ * are kept across restarts in `timeline.jsonl` in the config directory.
+ */
+export interface TimelineService {
+  /** Forgets every recorded event, in memory and in the file. */
+  clear(): Promise<void>;
+}
+
 /** Service name → interface. Adding a service here adds it everywhere. */
 export interface Services {
   readonly nodes: NodesService;
@@ -364,4 +373,5 @@ export interface Services {
   readonly debug: DebugService;
   readonly fanout: FanoutService;
   readonly files: FilesService;
+  readonly timeline: TimelineService;
 }

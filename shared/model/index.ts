@@ -21,3 +21,5 @@ export type * from './fanout';
 export { fanoutLimits } from './fanout';
 export type * from './files';
 export { filesLimits } from './files';
+export type * from './timeline';
+export { timelineJsonLines, timelineKinds, timelineLimits } from './timeline';

@@ -200,6 +200,20 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Files');
   });
 
+  it('Timeline', async () => {
+    // A container that comes and goes once Porthole watches: rows on the timeline.
+    await core.timeline.watching(lab.nodeId);
+    await lab.runPod('a11y-timeline', { once: ['sh', '-c', 'exit 2'] });
+    await view('Timeline', () =>
+      page
+        .getByRole('table', { name: 'Timeline events, newest first' })
+        .locator('tr[data-kind="exited"]')
+        .first()
+        .waitFor({ timeout: 20_000 }),
+    );
+    await audit('Timeline');
+  });
+
   it('Stats', async () => {
     const stats = new StatsPage(page);
     await view('Stats', async () => {

@@ -14,6 +14,7 @@ import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { containerDebugAction, debugView } from '../features/debug';
 import { containerFanoutAction, fanoutView } from '../features/fanout';
 import { containerFilesAction, filesView } from '../features/files';
+import { containerTimelineAction, timelineView } from '../features/timeline';
 import { appCommands } from './app-commands';
 import type { CommandProvider, ResourceActions, ViewDefinition } from './registry';
 
@@ -29,6 +30,7 @@ export const views: readonly ViewDefinition[] = [
   debugView,
   filesView,
   logsView,
+  timelineView,
   statsView,
   diagnosticsView,
 ];
@@ -53,5 +55,6 @@ export const resourceActions: ResourceActions = {
     containerLogsAction,
     containerStatsAction,
     containerFanoutAction,
+    containerTimelineAction,
   ],
 };

@@ -12,7 +12,8 @@ export type ViewName =
   | 'Files'
   | 'Logs'
   | 'Stats'
-  | 'Run on many';
+  | 'Run on many'
+  | 'Timeline';
 
 /** The shell: sidebar, node selector, command palette, notifications. */
 export class AppPage {

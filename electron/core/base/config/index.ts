@@ -1,2 +1,7 @@
 export { defaultConfigDir } from './paths';
-export { readJsonFile, writeJsonFileAtomic } from './json-file';
+export {
+  readJsonFile,
+  writeJsonFileAtomic,
+  writeTextFileAtomic,
+  writeTextFileAtomicSync,
+} from './json-file';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../../../shared/errors';
@@ -30,13 +31,18 @@ export async function readJsonFile(path: string): Promise<unknown> {
  * the target in one step. The file is private to the user (it may name hosts and sockets).
  */
 export async function writeJsonFileAtomic(path: string, value: unknown): Promise<void> {
+  await writeTextFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes text the way writeJsonFileAtomic writes JSON (see there): whole or not at all. */
+export async function writeTextFileAtomic(path: string, text: string): Promise<void> {
   const directory = dirname(path);
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const handle = await open(temporary, 'wx', 0o600);
     try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+      await handle.writeFile(text, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
@@ -46,6 +52,29 @@ export async function writeJsonFileAtomic(path: string, value: unknown): Promise
     // The write's own error is the one to report; a temporary file left behind is a dot
     // file beside the target that the next write does not trip over.
     await rm(temporary, { force: true }).catch(() => undefined);
+    throw fileError('write', path, error);
+  }
+}
+
+/**
+ * writeTextFileAtomic without giving the event loop a turn: for what must be on disk before
+ * the process goes on (a feature's last state while the core shuts down).
+ */
+export function writeTextFileAtomicSync(path: string, text: string): void {
+  const directory = dirname(path);
+  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const fd = openSync(temporary, 'wx', 0o600);
+    try {
+      writeSync(fd, text, null, 'utf8');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
     throw fileError('write', path, error);
   }
 }
