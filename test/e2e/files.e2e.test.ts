@@ -45,7 +45,8 @@ describe('Files of a container, in the browser', () => {
       .locator('[role="row"][data-key]')
       .filter({ hasText: new RegExp(`^${name}`) });
 
-  it('browses into a directory from the keyboard and back with the breadcrumb', async () => {
+  /** The box's files from its details, in /data, by the keyboard: each test starts here. */
+  const showData = async (): Promise<void> => {
     await app.go('Containers');
     const containers = new ResourcesPage(page, 'containers');
     await containers.filter(lab.runId);
@@ -56,6 +57,10 @@ describe('Files of a container, in the browser', () => {
     await row('/', 'data/').click();
     await page.keyboard.press('Enter');
     await row('/data', 'big.bin').waitFor();
+  };
+
+  it('browses into a directory from the keyboard and back with the breadcrumb', async () => {
+    await showData();
     expect(await row('/data', 'hello.txt').textContent()).toContain('-rw-r--r--');
     await screenshot(page, 'files-browse');
     const path = page.getByRole('navigation', { name: 'Path' });
@@ -67,6 +72,7 @@ describe('Files of a container, in the browser', () => {
   });
 
   it('downloads a file with its progress, the bytes matching the container', async () => {
+    await showData();
     const [theirs] = (await exec('sha256sum /data/big.bin')).split(' ');
     await row('/data', 'big.bin').click();
     const saved = page.waitForEvent('download');
@@ -84,6 +90,7 @@ describe('Files of a container, in the browser', () => {
   });
 
   it('uploads files dropped on the view into the directory shown', async () => {
+    await showData();
     const data = await page.evaluateHandle(() => {
       const transfer = new DataTransfer();
       transfer.items.add(new File(['dropped by drag and drop'], 'dropped file.txt'));

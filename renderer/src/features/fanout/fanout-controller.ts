@@ -18,6 +18,7 @@ import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { commandWords } from './command-words';
+import { saveText } from '../../ui/save-file';
 
 export type TargetKind = FanoutTargets['kind'];
 
@@ -188,12 +189,11 @@ export class FanoutController implements Disposable {
     if (run === undefined) return;
     try {
       const text = await this.model.client.services.fanout.exportJsonLines(run.runId);
-      const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = `run-on-many-${new Date(run.startedAt).toISOString().replaceAll(':', '-')}.jsonl`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveText(
+        `run-on-many-${new Date(run.startedAt).toISOString().replaceAll(':', '-')}.jsonl`,
+        text,
+        'application/x-ndjson',
+      );
     } catch (error) {
       this.model.toasts.getState().show({
         tone: 'error',

@@ -16,6 +16,7 @@ import {
 } from '../../../../shared/model';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
+import { saveUrl } from '../../ui/save-file';
 
 export const filesViewId = 'files';
 
@@ -64,17 +65,6 @@ export function joinPath(directory: string, name: string): string {
 export function parentOf(path: string): string {
   const cut = path.lastIndexOf('/');
   return cut <= 0 ? '/' : path.slice(0, cut);
-}
-
-/** Saves what the address serves, the way the browser downloads anything. */
-function saveFrom(url: string, fileName: string): void {
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.style.display = 'none';
-  document.body.append(link);
-  link.click();
-  link.remove();
 }
 
 function createFilesFeature(model: AppModel): FilesFeature {
@@ -141,7 +131,7 @@ function createFilesFeature(model: AppModel): FilesFeature {
           containerId: target.containerId,
           path: joinPath(path, entry.name),
         });
-        if (transfer.url !== undefined) saveFrom(transfer.url, transfer.fileName);
+        if (transfer.url !== undefined) saveUrl(transfer.url, transfer.fileName);
       } catch (error) {
         toastError(`Could not download ${entry.name}`, error);
       }

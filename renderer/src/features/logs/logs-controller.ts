@@ -17,6 +17,7 @@ import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
+import { saveText } from '../../ui/save-file';
 
 export interface LogTarget {
   readonly nodeId: string;
@@ -445,12 +446,10 @@ export class LogsController implements Disposable {
       const text = await this.collectText((saved, total) =>
         this.set({ download: { saved, total } }),
       );
-      const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = `${target.podName === undefined ? '' : `${target.podName}_`}${target.containerName}${this.state.options.previous ? '_previous' : ''}.log`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveText(
+        `${target.podName === undefined ? '' : `${target.podName}_`}${target.containerName}${this.state.options.previous ? '_previous' : ''}.log`,
+        text,
+      );
     } catch (error) {
       this.model.toasts.getState().show({
         tone: 'error',

@@ -1,18 +1,4 @@
-/** Saving and opening files from the renderer: a download link, a file input. */
-
-/** Saves text as a file the way the browser (or Electron) downloads anything. */
-export function downloadText(fileName: string, text: string, type = 'text/plain'): void {
-  const url = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.style.display = 'none';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has its own reference by now; the URL only pins the blob in memory.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+/** Opening files from the renderer (a file input), and the names recordings are saved as. */
 
 /** Lets the user pick a file; undefined when they cancel. */
 export function pickFile(accept: string): Promise<File | undefined> {

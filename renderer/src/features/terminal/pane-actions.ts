@@ -5,7 +5,8 @@ import { isMac } from '../../app/keyboard';
 import type { AppModel } from '../../app/model';
 import { openAccessibleView } from './AccessibleView';
 import { parseCast } from './asciicast';
-import { downloadText, fileNameFor, pickFile } from './files';
+import { saveText } from '../../ui/save-file';
+import { fileNameFor, pickFile } from './files';
 import type { MenuEntry } from './Menu';
 import { openSettingsDialog } from './SettingsDialog';
 import type { TerminalPane } from './pane';
@@ -18,7 +19,7 @@ const maxCastFileBytes = 64 * 1024 * 1024;
 
 export function downloadRecording(pane: TerminalPane): void {
   const cast = pane.status.getState().lastCast;
-  if (cast !== undefined) downloadText(cast.fileName, cast.text, 'application/x-asciicast');
+  if (cast !== undefined) saveText(cast.fileName, cast.text, 'application/x-asciicast');
 }
 
 export function replayRecording(model: AppModel, pane: TerminalPane): void {
@@ -28,15 +29,11 @@ export function replayRecording(model: AppModel, pane: TerminalPane): void {
 }
 
 export function exportTranscript(pane: TerminalPane): void {
-  downloadText(fileNameFor(pane.title.replace('›', ''), 'txt'), pane.transcript());
+  saveText(fileNameFor(pane.title.replace('›', ''), 'txt'), pane.transcript());
 }
 
 export function exportHtml(pane: TerminalPane): void {
-  downloadText(
-    fileNameFor(pane.title.replace('›', ''), 'html'),
-    pane.transcriptHtml(),
-    'text/html',
-  );
+  saveText(fileNameFor(pane.title.replace('›', ''), 'html'), pane.transcriptHtml(), 'text/html');
 }
 
 /** "Replay a recording…": a .cast file from disk, into a player tab. */

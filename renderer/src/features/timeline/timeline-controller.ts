@@ -22,6 +22,7 @@ import {
   zoomLevels,
   type TimelineFilter,
 } from './timeline-model';
+import { saveText } from '../../ui/save-file';
 
 export interface TimelineState {
   readonly events: readonly TimelineEvent[];
@@ -109,12 +110,11 @@ export class TimelineController implements Disposable {
   exportJsonLines(): void {
     const events = this.shown().reverse();
     const text = timelineJsonLines(events);
-    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `timeline-${new Date().toISOString().replaceAll(':', '-')}.jsonl`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveText(
+      `timeline-${new Date().toISOString().replaceAll(':', '-')}.jsonl`,
+      text,
+      'application/x-ndjson',
+    );
   }
 
   async clear(): Promise<void> {
