@@ -538,6 +538,9 @@ containers:
     const nodes = new NodesPage(page);
     const late = join(scratch, 'late.sock');
     await nodes.addNode({ name: 'late node', endpoint: late });
+    // Only the cards on screen are drawn: find it as a user would among many.
+    const search = page.getByRole('searchbox', { name: 'Filter nodes' });
+    await search.fill('late node');
     await nodes.card('late node').waitFor();
     await nodes.connect('late node');
     const toast = app.toast('Could not connect to late node');
@@ -552,6 +555,7 @@ containers:
     await toast.waitFor({ state: 'detached' });
     const saved = (await core.services.nodes.list()).find((node) => node.name === 'late node');
     await core.services.nodes.removeProfile(saved?.nodeId ?? '');
+    await search.fill('');
   });
 
   it('says a stopped container’s terminal was stopped, and offers what can be done', async () => {
