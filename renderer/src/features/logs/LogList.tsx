@@ -115,6 +115,11 @@ const Line = memo(function Line({
  * core in pages as the list scrolls. While `stick` is on, the newest line stays in view
  * as lines arrive; scrolling up turns it off, scrolling back to the end turns it on.
  */
+/** Scrolled to the newest line (within a few pixels of rounding). */
+function isAtEnd(element: HTMLElement): boolean {
+  return element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+}
+
 export function LogList({ controller }: { controller: LogsController }) {
   const { total, cache, timestamps, stick, reveal, search } = useStore(
     controller.store,
@@ -169,7 +174,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     // Scrolled up since, and its scroll event not handled yet (it comes with the next
     // frame, and a busy log renders sooner): the user is leaving the end, don't pull back.
     const moved = Math.abs(element.scrollTop - lastTop.current) > 1;
-    const atEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+    const atEnd = isAtEnd(element);
     if (moved && !atEnd) {
       controller.setStick(false);
       return;
@@ -209,7 +214,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     if (element === null) return;
     setScrollTop(element.scrollTop);
     controller.scrollTop = lastTop.current = element.scrollTop;
-    const atEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+    const atEnd = isAtEnd(element);
     if (atEnd !== controller.store.getState().stick) controller.setStick(atEnd);
   };
 
