@@ -2,6 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'rea
 import { useModel } from './context';
 import { fuzzyFilter } from './fuzzy';
 import type { Command, CommandProvider } from './registry';
+import { returnFocus } from '../ui/focus';
 
 function highlight(text: string, positions: readonly number[]): ReactNode {
   if (positions.length === 0) return text;
@@ -53,11 +54,9 @@ export function CommandPalette({
   );
 
   useEffect(() => {
-    const previous = document.activeElement as HTMLElement | null;
+    const previous = document.activeElement;
     input.current?.focus();
-    return () => {
-      if (previous !== null && previous.isConnected) previous.focus();
-    };
+    return () => returnFocus(previous);
   }, []);
 
   useEffect(() => setActive(0), [query]);

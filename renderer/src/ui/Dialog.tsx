@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
-import { rescueFocus } from './focus';
+import { returnFocus } from './focus';
 
 const focusableSelector =
   'button:not(:disabled), [href], input:not(:disabled), select:not(:disabled), textarea:not(:disabled), [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
@@ -36,17 +36,13 @@ export function Dialog({
   const panel = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    const previous = document.activeElement as HTMLElement | null;
+    const previous = document.activeElement;
     const root = panel.current;
     if (root !== null) {
       const preferred = root.querySelector<HTMLElement>('[data-autofocus]');
       (preferred ?? focusables(root)[0] ?? root).focus();
     }
-    return () => {
-      // Back to the control that opened the dialog, if it is still there; else the view's home.
-      if (previous !== null && previous.isConnected && previous !== document.body) previous.focus();
-      else rescueFocus();
-    };
+    return () => returnFocus(previous);
   }, []);
 
   const onKeyDown = (event: KeyboardEvent): void => {

@@ -48,6 +48,21 @@ export function rescueFocus(root?: Element | null): void {
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(rescue);
 }
 
+/**
+ * When a dialog or the palette closes: focus back to the control that opened it, if it is
+ * still there and nothing the dialog did has taken the focus since (a command that opened
+ * a terminal focused it: giving the focus back would send the next keys to the old one);
+ * else, if it is lost, to the view's home.
+ */
+export function returnFocus(opener: Element | null): void {
+  if (!lost()) return;
+  if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) {
+    opener.focus();
+  } else {
+    rescueFocus();
+  }
+}
+
 /** The window-wide half: focus lost by removal (not by a click elsewhere) is put back. */
 export function keepFocus(): Disposable {
   let pointer = false;

@@ -42,6 +42,17 @@ describe('how a terminal ended', () => {
     );
   });
 
+  it('looks patiently when CRI-O says the command was killed, and blames the stopped container', () => {
+    const message = 'Internal error occurred: error executing command in container: signal: killed';
+    const outcome = result({ reason: 'InternalError', message });
+    expect(containerCheck('exec', outcome)).toBe('settle');
+    expect(describeEnding(exec, outcome, { state: 'exited', exitCode: 137 }).event).toEqual({
+      type: 'exit',
+      reason: 'The container was stopped (exit code 137); the session ended with it.',
+      container: 'stopped',
+    });
+  });
+
   it('says in a sentence that the program does not exist, with the runtime’s words as detail', () => {
     const message =
       'Internal error occurred: error executing command in container: failed to exec in container: OCI runtime exec failed: exec: "nope": executable file not found in $PATH';

@@ -46,13 +46,18 @@ export type ContainerCheck = 'none' | 'once' | 'settle';
 
 export function containerCheck(kind: TerminalKind, outcome: CommandOutcome): ContainerCheck {
   if (!('result' in outcome) || kind === 'attach') return 'settle';
-  const { exitCode, reason } = outcome.result;
+  const { exitCode, reason, message } = outcome.result;
   if (exitCode !== undefined && exitCode >= 128) return 'settle';
   if (exitCode !== undefined && (reason === 'Success' || reason === 'NonZeroExitCode')) {
     return 'none';
   }
+  // CRI-O reports a session's process killed with its container as a runtime error
+  // ("error executing command in container: signal: killed"), not as 128+n.
+  if (killedBySignal.test(message)) return 'settle';
   return 'once';
 }
+
+const killedBySignal = /\bsignal: (killed|terminated)\b/i;
 
 function sentence(text: string): string {
   const trimmed = text.trim();

@@ -91,7 +91,7 @@ export function PlayerPane({ player, active }: { player: CastPlayer; active: boo
         </div>
       </header>
       <div className="term-body term-player-body">
-        <XtermHost content={player} />
+        <XtermHost content={player} onAttached={() => feature.paneAttached(player.paneId)} />
       </div>
     </section>
   );

@@ -252,7 +252,7 @@ export function TerminalPaneView({ pane, active }: { pane: TerminalPane; active:
           });
         }}
       >
-        <XtermHost content={pane} />
+        <XtermHost content={pane} onAttached={() => feature.paneAttached(pane.paneId)} />
         <StartingOverlay pane={pane} containerName={containerName} />
         {finding && <FindBar pane={pane} onClose={() => feature.setFinding(pane.paneId, false)} />}
         <EndedBanner pane={pane} onClose={() => feature.closePane(pane.paneId)} />

@@ -225,8 +225,11 @@ export class TerminalPane implements Disposable {
     this.attachment.clear();
   }
 
-  focus(): void {
+  /** Puts the focus in the terminal; false while it is not on screen to take it. */
+  focus(): boolean {
     this.term.focus();
+    const input = this.term.textarea;
+    return input !== undefined && input.ownerDocument.activeElement === input;
   }
 
   /** Opens the terminal again after it ended (a new `open`, a new process or attach). */

@@ -112,8 +112,11 @@ export class CastPlayer implements Disposable {
     this.host = undefined;
   }
 
-  focus(): void {
+  /** Puts the focus in the player; false while it is not on screen to take it. */
+  focus(): boolean {
     this.term.focus();
+    const input = this.term.textarea;
+    return input !== undefined && input.ownerDocument.activeElement === input;
   }
 
   play(): void {
