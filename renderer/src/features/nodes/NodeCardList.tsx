@@ -157,6 +157,8 @@ export function NodeCardList({
   totals,
   onToggle,
   scroller,
+  reveal,
+  onRevealed,
 }: {
   groups: readonly NodeGroup[];
   /** False: one group, shown without a heading. */
@@ -166,6 +168,9 @@ export function NodeCardList({
   totals: ReadonlyMap<string, number>;
   onToggle: (groupId: string) => void;
   scroller: RefObject<HTMLDivElement | null>;
+  /** A node to scroll to and focus once its card is in the list. */
+  reveal?: string | undefined;
+  onRevealed?: () => void;
 }) {
   const list = useRef<HTMLDivElement>(null);
   const width = useContentWidth(scroller);
@@ -192,15 +197,20 @@ export function NodeCardList({
     },
     [anchorIndex],
   );
+  // Set when the anchor is a revealed node: it takes the focus wherever the focus is.
+  const claim = useRef(false);
   useLayoutEffect(() => {
     const active = document.activeElement;
-    if (anchor === undefined || (active !== null && active !== document.body)) return;
+    const lost = active === null || active === document.body;
+    if (anchor === undefined || (!lost && !claim.current)) return;
     // The focused element went with its old row: focus the card (or heading) where it is now.
     const target = list.current?.querySelector<HTMLElement>(
       `[data-focus-key="${CSS.escape(anchor)}"]`,
     );
     const focusable = target?.matches('button') ? target : target?.querySelector('article');
-    focusable?.focus();
+    if (focusable === null || focusable === undefined) return;
+    focusable.focus();
+    claim.current = false;
   });
 
   const [scrollMargin, setScrollMargin] = useState(0);
@@ -217,6 +227,19 @@ export function NodeCardList({
     scrollMargin,
     rangeExtractor,
   });
+
+  // Revealing: the node's row becomes the anchor (so it is drawn wherever it is), the list
+  // scrolls to it, and the anchor effect above focuses its card once it is drawn.
+  useLayoutEffect(() => {
+    if (reveal === undefined) return;
+    const key = `node:${reveal}`;
+    const index = rowOf(rows, key);
+    if (index < 0) return;
+    claim.current = true;
+    setAnchor(key);
+    virtualizer.scrollToIndex(index, { align: 'auto' });
+    onRevealed?.();
+  }, [reveal, rows, virtualizer, onRevealed]);
 
   const onFocus = (event: FocusEvent): void => {
     const key = (event.target as HTMLElement).closest<HTMLElement>('[data-focus-key]')?.dataset

@@ -5,6 +5,7 @@ import { nodeTopic, runAction } from '../../app/model';
 import { Button } from '../../ui/Button';
 import { Dialog, FormActions } from '../../ui/Dialog';
 import { Field } from '../../ui/Field';
+import { nodeListOf } from './node-list-store';
 import { withPending } from './nodes-store';
 import {
   draftFromStatus,
@@ -53,6 +54,8 @@ export function NodeFormDialog({ node, onClose }: { node?: NodeStatus; onClose: 
     setSaving(false);
     if (saved === undefined) return;
     onClose();
+    // The card of a node just added can be far down a long list: it comes on screen, focused.
+    nodeListOf(model).store.getState().reveal(saved.id);
     if (connect) {
       await withPending(model.nodes, saved.id, 'connecting', () =>
         runAction(model, () => model.client.services.nodes.connect(saved.id), {

@@ -164,6 +164,17 @@ export function NodesView() {
         : new Map(groupNodes(sorted, grouping).map((group) => [group.id, group.nodes.length])),
     [found, sorted, grouping],
   );
+  // A node to reveal (just added) comes out of a filter that hides it and a collapsed group.
+  const revealing = useStore(list, (state) => state.revealing);
+  useEffect(() => {
+    if (revealing === undefined || !sorted.some((node) => node.nodeId === revealing)) return;
+    const state = list.getState();
+    if (!found.some((node) => node.nodeId === revealing)) state.setQuery('');
+    const group = groups.find((candidate) =>
+      candidate.nodes.some((node) => node.nodeId === revealing),
+    );
+    if (group !== undefined && collapsed.has(group.id)) state.toggle(group.id);
+  }, [revealing, sorted, found, groups, collapsed, list]);
   const groupIds = groups.map((group) => group.id);
   const allCollapsed = groupIds.length > 0 && groupIds.every((id) => collapsed.has(id));
 
@@ -300,6 +311,8 @@ export function NodesView() {
               totals={totals}
               onToggle={(groupId) => list.getState().toggle(groupId)}
               scroller={scroller}
+              reveal={revealing}
+              onRevealed={() => list.getState().reveal(undefined)}
             />
           )}
           <DiscoveryFindings endpoints={findings} />

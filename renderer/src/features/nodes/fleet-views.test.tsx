@@ -14,6 +14,7 @@ import { createAppModel, type AppModel } from '../../app/model';
 import { mountView, type MountedView } from '../../app/testing';
 import { createInMemoryPorthole } from '../../platform';
 import { NodeScopePicker } from './NodeScopePicker';
+import { nodeListOf } from './node-list-store';
 import { NodesView } from './NodesView';
 
 const size = { clientHeight: 720, clientWidth: 1400 } as const;
@@ -271,5 +272,40 @@ describe('the Nodes view with 500 nodes', () => {
     expect(
       [...root.querySelectorAll('.node-group-toggle')].map((b) => b.getAttribute('aria-expanded')),
     ).toEqual(['false', 'false']);
+  });
+
+  it('brings a node just added on screen and focuses it, out of a filter and a collapsed group', async () => {
+    const { model, send } = await fleetModel();
+    mounted = await mountView(model, <NodesView />, { width: '1400px', height: '720px' });
+    const root = mounted.element;
+    const filter = root.querySelector<HTMLInputElement>('input[aria-label="Filter nodes"]');
+    if (filter === null) throw new Error('no filter');
+    await type(filter, 'ssh');
+    const list = nodeListOf(model).store;
+    await act(async () => {
+      list.getState().toggle('state:connected');
+      await Promise.resolve();
+    });
+    expect(list.getState().collapsed.has('state:connected')).toBe(true);
+    // Saving asks for the reveal before the node's delta comes: the list waits for it.
+    await act(async () => {
+      list.getState().reveal('node-501');
+      await Promise.resolve();
+    });
+    expect(root.querySelector('article.node-card[aria-label="worker-501"]')).toBeNull();
+    await act(async () => {
+      send({
+        reset: false,
+        upserted: [{ ...fleet(1)[0]!, nodeId: 'node-501', name: 'worker-501' }],
+        removed: [],
+      });
+      await Promise.resolve();
+    });
+    await vi.waitFor(() =>
+      expect(document.activeElement?.getAttribute('aria-label')).toBe('worker-501'),
+    );
+    expect(filter.value).toBe('');
+    expect(list.getState().collapsed.has('state:connected')).toBe(false);
+    expect(list.getState().revealing).toBeUndefined();
   });
 });

@@ -15,6 +15,9 @@ export interface NodeListState {
   readonly toggle: (groupId: string) => void;
   /** Collapses every group given, or expands them all. */
   readonly setAllCollapsed: (groupIds: readonly string[], collapsed: boolean) => void;
+  /** A node to bring on screen and focus (one just added or saved), until the list has. */
+  readonly revealing: string | undefined;
+  readonly reveal: (nodeId: string | undefined) => void;
 }
 
 export interface NodeListFeature extends Disposable {
@@ -43,6 +46,8 @@ export function createNodeListStore(): StoreApi<NodeListState> {
         }
         return { collapsed };
       }),
+    revealing: undefined,
+    reveal: (revealing) => set({ revealing }),
   }));
 }
 
