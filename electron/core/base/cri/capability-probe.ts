@@ -1,11 +1,14 @@
 /**
  * Learning a runtime's optional capabilities from the cheapest call that proves each.
  */
+import type { Disposable } from '../../../../shared/lifecycle';
 import type { Capabilities } from '../../../../shared/model';
 import { logger } from '../log';
 import type { CriCalls } from './calls';
-import type { CallOptions } from './channel';
-import type { CriClient } from './client';
+import type { CapabilityTracker } from './capabilities';
+import type { CallOptions, StreamObserver } from './channel';
+import type { ContainerEvent } from './events';
+import type { StatsFilter } from './requests';
 
 const criLog = logger('cri');
 
@@ -14,16 +17,20 @@ const eventsProofMs = 1000;
 /** A label no pod or container carries: stats lists filtered by it are empty. */
 const probeLabel = 'porthole.io/capability-probe';
 
-export type ProbedClient = Pick<
-  CriClient,
-  | 'capabilities'
-  | 'podStatsHazard'
-  | 'runtimeConfig'
-  | 'listPodStats'
-  | 'listContainerStats'
-  | 'imageFsInfo'
-  | 'watchContainerEvents'
->;
+/**
+ * What the probe asks of a client, declared here rather than picked from CriClient:
+ * client.ts calls the probe, so the probe naming CriClient was an import cycle. Only
+ * that each call is answered matters, never what it returns.
+ */
+export interface ProbedClient {
+  readonly capabilities: CapabilityTracker;
+  podStatsHazard(options?: CallOptions): Promise<string | undefined>;
+  runtimeConfig(options?: CallOptions): Promise<unknown>;
+  listPodStats(filter: Omit<StatsFilter, 'podSandboxId'>, options?: CallOptions): Promise<unknown>;
+  listContainerStats(filter: StatsFilter, options?: CallOptions): Promise<unknown>;
+  imageFsInfo(options?: CallOptions): Promise<unknown>;
+  watchContainerEvents(observer: StreamObserver<ContainerEvent>): Disposable;
+}
 
 /**
  * The stats lists are asked for rows with a label nothing carries (the answer is empty,

@@ -11,7 +11,7 @@ import { toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import type { PodSandbox, PodSandboxDetail } from '../../../../shared/model';
 import { UpgradeError } from '../../base/streaming';
 import type { SpdyConnection, SpdyStream, SpdyUpgrade } from '../../base/streaming/spdy';
-import type { ForwardTiming } from './forward';
+import type { ForwardTiming } from './timing';
 import type { ForwardRuntime } from './resolve';
 import { ForwardSupervisor } from './supervisor';
 

@@ -14,7 +14,7 @@
  * the reason recorded on the connection.
  */
 import type { Socket } from 'node:net';
-import { AppError, isAppError, type ErrorCode } from '../../../../shared/errors';
+import { AppError } from '../../../../shared/errors';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type {
   ForwardPod,
@@ -30,7 +30,6 @@ import {
   connectPortForward,
   formatAddress,
   listenAll,
-  noTargetError,
   type LocalListener,
   type PortForwardTransport,
   type RemoteConnection,
@@ -48,43 +47,9 @@ import {
   type PodIdentity,
 } from './resolve';
 import { validateSpec } from './spec';
-
-export interface ForwardTiming {
-  /** Starting: how long to look for a ready pod and connect before failing. */
-  readonly startTimeoutMs: number;
-  /** Reconnecting: how long to keep trying before failing. */
-  readonly reconnectTimeoutMs: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-  /** How often an active forward checks that its sandbox is still there and ready. */
-  readonly healthIntervalMs: number;
-  /** How long a new local connection may wait for the forward to become usable. */
-  readonly connectionWaitMs: number;
-  /** Connections waiting at once; more are refused at once. */
-  readonly maxWaitingConnections: number;
-  /** Each CRI call (PortForward, ListPodSandbox, PodSandboxStatus). */
-  readonly rpcTimeoutMs: number;
-  /** Each upgrade of a stream URL (dial, TLS, HTTP). */
-  readonly upgradeTimeoutMs: number;
-  /** Opening one connection's SPDY stream pair. */
-  readonly pairTimeoutMs: number;
-  /** Minimum time between two change events caused by traffic alone. */
-  readonly metricsIntervalMs: number;
-}
-
-export const defaultForwardTiming: ForwardTiming = {
-  startTimeoutMs: 30_000,
-  reconnectTimeoutMs: 5 * 60_000,
-  backoffInitialMs: 250,
-  backoffMaxMs: 5_000,
-  healthIntervalMs: 2_000,
-  connectionWaitMs: 10_000,
-  maxWaitingConnections: 256,
-  rpcTimeoutMs: 10_000,
-  upgradeTimeoutMs: 10_000,
-  pairTimeoutMs: 10_000,
-  metricsIntervalMs: 250,
-};
+import { cancelled, isPermanent, protocolFailure, toAppError } from './failures';
+import { defaultForwardTiming, type ForwardTiming } from './timing';
+import { TransportWaiters } from './waiters';
 
 /** What a forward needs from its node. */
 export interface ForwardDependencies {
@@ -101,65 +66,6 @@ interface Link {
   readonly pod: ForwardPod;
   readonly transport: PortForwardTransport;
   readonly subscription: Disposable;
-}
-
-interface Waiter {
-  readonly resolve: (transport: PortForwardTransport) => void;
-  readonly reject: (error: AppError) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
-/** Errors that another attempt can't fix: fail instead of retrying. */
-const permanentCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'invalid-argument',
-  'permission-denied',
-  'unauthenticated',
-  'unimplemented',
-  'unsupported-endpoint',
-  'protocol-error',
-  'cancelled',
-]);
-
-function isPermanent(error: AppError): boolean {
-  if (permanentCodes.has(error.code)) return true;
-  // A refused upgrade: no common protocol (403) or a bad request (400). A 404 is a used or
-  // expired URL, which a new RPC fixes.
-  const status = (error as { status?: unknown }).status;
-  return status === 400 || status === 403;
-}
-
-function toAppError(error: unknown): AppError {
-  if (isAppError(error)) return error;
-  return new AppError(
-    {
-      code: 'internal',
-      message: 'The forward failed unexpectedly.',
-      detail: error instanceof Error ? error.message : String(error),
-    },
-    { cause: error },
-  );
-}
-
-/**
- * The stream server broke the port-forward protocol (garbage after the upgrade, data for
- * streams never opened…): another connection would fare no better, so the forward fails,
- * saying what was wrong, instead of reading "active" while every connection dies.
- */
-function protocolFailure(error: AppError): AppError {
-  const what = (error.detail ?? error.message).replace(/\.$/, '');
-  return new AppError(
-    {
-      code: 'protocol-error',
-      message: `The runtime's stream server broke the port-forward protocol (${what}); the forward stopped.`,
-      detail: error.message,
-      hint: 'Start it again to retry. If it happens again, what answers at the stream URL is not speaking the Kubernetes stream protocols.',
-    },
-    { cause: error },
-  );
-}
-
-function cancelled(): AppError {
-  return new AppError({ code: 'cancelled', message: 'The forward was stopped.' });
 }
 
 function clientOf(socket: Socket): string {
@@ -188,7 +94,7 @@ export class Forward implements Disposable {
   private link: Link | undefined;
   private reconnecting: Promise<void> | undefined;
   private readonly bridges = new Set<Bridge>();
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters: TransportWaiters;
   private healthTimer: NodeJS.Timeout | undefined;
   private healthCheck: Promise<void> | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
@@ -199,6 +105,10 @@ export class Forward implements Disposable {
     private readonly deps: ForwardDependencies,
   ) {
     this.timing = { ...defaultForwardTiming, ...deps.timing };
+    this.waiters = new TransportWaiters(
+      this.timing.connectionWaitMs,
+      this.timing.maxWaitingConnections,
+    );
     this.identity = identityOf(spec.target);
     this.state = {
       name: 'starting',
@@ -352,11 +262,7 @@ export class Forward implements Disposable {
       `Forwarding to ${pod.namespace}/${pod.name} over ${describeTransport(this.transportInfo)}.`,
     );
     this.scheduleHealthCheck();
-    for (const waiter of [...this.waiters]) {
-      this.waiters.delete(waiter);
-      clearTimeout(waiter.timer);
-      waiter.resolve(transport);
-    }
+    this.waiters.resolveAll(transport);
   }
 
   /** The link is gone: drop it and look for the pod again, keeping the listeners. */
@@ -520,23 +426,7 @@ export class Forward implements Disposable {
     const link = this.link;
     if (link !== undefined && !link.transport.closed) return Promise.resolve(link.transport);
     if (this.isFinal) return Promise.reject(cancelled());
-    const waitMs = this.timing.connectionWaitMs;
-    if (this.waiters.size >= this.timing.maxWaitingConnections) {
-      return Promise.reject(
-        noTargetError(`${this.state.reason} Too many connections are waiting already.`, 0),
-      );
-    }
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.waiters.delete(waiter);
-          reject(noTargetError(this.state.reason, waitMs));
-        }, waitMs),
-      };
-      this.waiters.add(waiter);
-    });
+    return this.waiters.wait(() => this.state.reason);
   }
 
   // ---- state --------------------------------------------------------------------------
@@ -568,11 +458,7 @@ export class Forward implements Disposable {
     this.clearHealthCheck();
     if (this.metricsTimer !== undefined) clearTimeout(this.metricsTimer);
     this.metricsTimer = undefined;
-    for (const waiter of this.waiters) {
-      clearTimeout(waiter.timer);
-      waiter.reject(cancelled());
-    }
-    this.waiters.clear();
+    this.waiters.rejectAll(cancelled);
     for (const bridge of this.bridges) bridge.dispose();
     this.bridges.clear();
     this.dropLink();

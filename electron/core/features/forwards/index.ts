@@ -3,7 +3,8 @@
  * (ForwardSnapshot and friends in shared/model/forward.ts), ready for IPC.
  */
 export { ForwardSupervisor } from './supervisor';
-export { defaultForwardTiming, type ForwardDependencies, type ForwardTiming } from './forward';
+export type { ForwardDependencies } from './forward';
+export { defaultForwardTiming, type ForwardTiming } from './timing';
 export type { ForwardRuntime } from './resolve';
 export { addressesBeyondLoopback } from './spec';
 export { ForwardManager, type ForwardManagerOptions } from './manager';

@@ -28,7 +28,7 @@ import {
   type Entry,
   type ForwardNodes,
 } from './entry';
-import type { ForwardTiming } from './forward';
+import type { ForwardTiming } from './timing';
 import { ForwardRunner } from './runner';
 import type { StopCause } from './session-mirror';
 import { addressesBeyondLoopback } from './spec';

@@ -12,7 +12,7 @@ import type { SessionRegistry } from '../sessions';
 import { changedBeyondTraffic } from './change-pace';
 import { describeBinding, sessionTargetOf } from './describe';
 import { connectedClient, type Entry, type ForwardNodes, type Run } from './entry';
-import type { ForwardTiming } from './forward';
+import type { ForwardTiming } from './timing';
 import { ForwardSessionMirror, type StopCause } from './session-mirror';
 import { ForwardSupervisor } from './supervisor';
 

@@ -15,6 +15,7 @@ import { openAccessibleView } from './AccessibleView';
 import type { Cast } from './asciicast';
 import type { TerminalTarget } from './core-link';
 import { installTerminalDebug } from './debug';
+import { FocusRequest } from './focus-request';
 import {
   containsPane,
   neighbour,
@@ -79,8 +80,10 @@ export class TerminalsFeature implements Disposable {
   private readonly stopWatching: Disposable;
   private readonly uninstallDebug: () => void;
   private nextId = 1;
-  /** The pane the newest focus request is for, while it waits for the pane to show. */
-  private pendingFocus: string | undefined;
+  private readonly focusRequest = new FocusRequest((paneId) => {
+    const content = this.state.panes.get(paneId);
+    return content !== undefined && contentOf(content).focus();
+  });
   private disposed = false;
 
   constructor(private readonly model: AppModel) {
@@ -464,38 +467,14 @@ export class TerminalsFeature implements Disposable {
     return { tabs: rest, activeTabId: next?.id };
   }
 
-  /**
-   * Focuses a pane: now if it is on screen, else the moment it is (`paneAttached`), else
-   * at the next frames. Now, because keys typed right after Alt+arrow, a click or a
-   * command must reach the pane the user moved to: a focus left for the next frame let
-   * them fall into the pane before (issue 12). Only the newest request is kept, so a late
-   * one never takes the focus back from a newer move, and it lapses after two frames, so
-   * a pane shown much later (the view switched back) doesn't pull the focus in.
-   */
+  /** Focuses a pane now if it is on screen, else as soon as it is (focus-request.ts). */
   private focusSoon(paneId: string): void {
-    this.pendingFocus = paneId;
-    if (this.focusPending() || typeof requestAnimationFrame !== 'function') return;
-    requestAnimationFrame(() => {
-      if (this.pendingFocus !== paneId || this.focusPending()) return;
-      requestAnimationFrame(() => {
-        if (this.pendingFocus !== paneId) return;
-        this.focusPending();
-        this.pendingFocus = undefined;
-      });
-    });
-  }
-
-  private focusPending(): boolean {
-    const paneId = this.pendingFocus;
-    const content = paneId === undefined ? undefined : this.state.panes.get(paneId);
-    if (content === undefined || !contentOf(content).focus()) return false;
-    this.pendingFocus = undefined;
-    return true;
+    this.focusRequest.request(paneId);
   }
 
   /** A pane's terminal went on screen: it takes the focus if a request waits for it. */
   paneAttached(paneId: string): void {
-    if (this.pendingFocus === paneId) this.focusPending();
+    this.focusRequest.attached(paneId);
   }
 
   private id(kind: string): string {

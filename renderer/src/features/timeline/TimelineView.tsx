@@ -6,7 +6,13 @@ import { Badge, type Tone } from '../../ui/Badge';
 import { Button } from '../../ui/Button';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { FilterField, SelectFilter, Toolbar, ToolbarStatus } from '../../ui/view/Toolbar';
+import {
+  ClearFilters,
+  FilterField,
+  SelectFilter,
+  Toolbar,
+  ToolbarStatus,
+} from '../../ui/view/Toolbar';
 import { formatLineTime } from '../logs/LogList';
 import {
   timelineControllerOf,
@@ -101,13 +107,7 @@ function Filters({ shown, total }: { shown: number; total: number }) {
         onChange={(kind) => controller.setFilter({ kind })}
       />
       {filtered && (
-        <Button
-          small
-          variant="ghost"
-          onClick={() => controller.store.setState({ filter: emptyFilter })}
-        >
-          Clear filters
-        </Button>
+        <ClearFilters onClear={() => controller.store.setState({ filter: emptyFilter })} />
       )}
       <ToolbarStatus>
         <span className="timeline-count">
