@@ -1,7 +1,9 @@
-import { useModel } from './context';
+import { useModel, useUi } from './context';
 import { Button } from '../ui/Button';
 import { isMac, modKeyLabel } from './keyboard';
 import { NodeScopePicker } from '../features/nodes/NodeScopePicker';
+import { useNarrowShell } from './Sidebar';
+import { menuToggleId } from './ui-store';
 
 /** The node selector: every connected node, or one node (connected or not), searchable. */
 function NodeScopeSelect() {
@@ -13,10 +15,30 @@ function NodeScopeSelect() {
   );
 }
 
+/** In a narrow window, the button that opens the sidebar over the view. */
+function MenuToggle() {
+  const open = useUi((state) => state.navOpen);
+  const setOpen = useUi((state) => state.setNavOpen);
+  if (!useNarrowShell()) return null;
+  return (
+    <Button
+      variant="ghost"
+      icon="menu"
+      id={menuToggleId}
+      aria-expanded={open}
+      aria-controls="sidebar"
+      onClick={() => setOpen(!open)}
+    >
+      Menu
+    </Button>
+  );
+}
+
 export function TopBar({ title }: { title: string }) {
   const model = useModel();
   return (
     <header className="topbar">
+      <MenuToggle />
       <h1 className="topbar-title">{title}</h1>
       <span className="topbar-spacer" />
       <NodeScopeSelect />

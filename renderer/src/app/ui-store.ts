@@ -22,13 +22,22 @@ export interface UiState {
    * trigger them by accident, so they can be turned off (WCAG 2.1.4). Kept across sessions.
    */
   readonly singleKeyShortcuts: boolean;
+  /**
+   * The sidebar drawn over the view, in a window too narrow to keep it beside the view
+   * (see narrowShell in Sidebar.tsx). Choosing a view closes it.
+   */
+  readonly navOpen: boolean;
   readonly navigate: (view: string) => void;
   readonly setPaletteOpen: (open: boolean) => void;
   readonly openDialog: (dialog: DialogEntry) => void;
   readonly closeDialog: () => void;
   readonly setTheme: (theme: ThemePreference) => void;
   readonly setSingleKeyShortcuts: (on: boolean) => void;
+  readonly setNavOpen: (open: boolean) => void;
 }
+
+/** The top bar's Menu button, which opens the sidebar in a narrow window. */
+export const menuToggleId = 'menu-toggle';
 
 const singleKeyStorageKey = 'porthole.singleKeyShortcuts';
 
@@ -48,7 +57,8 @@ export function createUiStore(initialView: string): UiStore {
     paletteOpen: false,
     theme: 'system',
     singleKeyShortcuts: storedSingleKeyShortcuts(),
-    navigate: (view) => set({ view }),
+    navOpen: false,
+    navigate: (view) => set({ view, navOpen: false }),
     setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
     openDialog: (dialog) => set({ dialog, paletteOpen: false }),
     closeDialog: () => set({ dialog: undefined }),
@@ -61,5 +71,6 @@ export function createUiStore(initialView: string): UiStore {
       }
       set({ singleKeyShortcuts });
     },
+    setNavOpen: (navOpen) => set({ navOpen }),
   }));
 }

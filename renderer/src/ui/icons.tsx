@@ -41,6 +41,7 @@ const paths = {
   external: 'M9.5 2.5h4v4M13.5 2.5L7 9M11.5 9.5v4h-9v-9h4',
   /* A key with a Tab arrow: "Tab moves focus". */
   keyboard: 'M1.5 4.5h13v7h-13zM4 8h7M9 6l2 2-2 2M12.5 6v4',
+  menu: 'M2.5 4h11M2.5 8h11M2.5 12h11',
 } as const;
 
 export type IconName = keyof typeof paths;

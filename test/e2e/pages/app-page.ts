@@ -27,7 +27,17 @@ export class AppPage {
     return this.sidebar.getByRole('button', { name: new RegExp(`^${view}`) });
   }
 
+  /** The top bar's Menu button: there only in a window too narrow for the sidebar. */
+  get menuButton(): Locator {
+    return this.page.getByRole('banner').getByRole('button', { name: 'Menu', exact: true });
+  }
+
   async go(view: ViewName): Promise<void> {
+    // A narrow window keeps the sidebar behind the Menu button: open it first.
+    const menu = this.menuButton;
+    if ((await menu.count()) > 0 && (await menu.getAttribute('aria-expanded')) !== 'true') {
+      await menu.click();
+    }
     await this.navLink(view).click();
     await this.page.getByRole('heading', { level: 1, name: view }).waitFor();
   }

@@ -32,7 +32,7 @@ export function PlainSpecEditor({ value, onChange, onRun, reveal, label }: SpecE
           userSelect: 'none',
           borderRight: '1px solid var(--border)',
           lineHeight: '1.4',
-          fontSize: '12.5px',
+          fontSize: '0.78125rem',
         }}
       >
         {Array.from({ length: lineCount }, (_, index) => (

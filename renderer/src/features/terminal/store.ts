@@ -10,6 +10,7 @@ import type { Disposable } from '../../../../shared/lifecycle';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import { isMac } from '../../app/keyboard';
+import { menuToggleId } from '../../app/ui-store';
 import { rescueFocus } from '../../ui/focus';
 import { openAccessibleView } from './AccessibleView';
 import type { Cast } from './asciicast';
@@ -373,14 +374,17 @@ export class TerminalsFeature implements Disposable {
 
   /**
    * F6: out of the terminal to its tab in the strip (from where Tab goes on through the
-   * page); Shift+F6: back to the sidebar, on the current view.
+   * page); Shift+F6: back to the sidebar, on the current view (or to the Menu button that opens it).
    */
   leave(step: 1 | -1): void {
-    const target =
-      step === 1 && this.state.activeTabId !== undefined
-        ? document.getElementById(tabElementId(this.state.activeTabId))
-        : document.querySelector<HTMLElement>('nav [aria-current="page"]');
-    target?.focus();
+    if (step === 1 && this.state.activeTabId !== undefined) {
+      document.getElementById(tabElementId(this.state.activeTabId))?.focus();
+      return;
+    }
+    const current = document.querySelector<HTMLElement>('nav [aria-current="page"]');
+    // A narrow window keeps the sidebar behind the top bar's Menu button: the way to it.
+    const shown = current !== null && current.getClientRects().length > 0;
+    (shown ? current : document.getElementById(menuToggleId))?.focus();
   }
 
   /** Ctrl+M: Tab and Shift+Tab move focus (on) or go to the program (off); said in a toast. */

@@ -10,6 +10,7 @@ import {
   useMemo,
   useRef,
   useState,
+  type CSSProperties,
   type KeyboardEvent,
   type ReactNode,
   type Ref,
@@ -189,25 +190,42 @@ export function VirtualTable<Row extends { readonly key: string }>({
   const idPrefix = useId();
   const scroller = useRef<HTMLDivElement>(null);
   const grid = useRef<HTMLDivElement>(null);
+  const header = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState<number | undefined>();
+  // The columns' widths are for the default text size (a 16 px root): a larger one (the
+  // user's font setting) widens them alike, so headers and cells keep their room.
+  const [textScale, setTextScale] = useState(1);
   useLayoutEffect(() => {
     const element = grid.current;
     if (element === null) return;
     // Cell padding is inside the minimum widths; the scrollbar gutter is not.
-    const measure = (): void => setWidth(element.clientWidth - 16);
+    const measure = (): void => {
+      setWidth(element.clientWidth - 16);
+      const root = Number.parseFloat(getComputedStyle(document.documentElement).fontSize);
+      setTextScale(Number.isFinite(root) && root > 0 ? root / 16 : 1);
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
   const [widths, setColumnWidth] = useColumnWidths(label);
-  const sized = useMemo(() => withWidths(allColumns, widths), [allColumns, widths]);
+  const sized = useMemo(
+    () =>
+      withWidths(allColumns, widths).map((column) =>
+        textScale === 1 ? column : { ...column, width: Math.round(column.width * textScale) },
+      ),
+    [allColumns, widths, textScale],
+  );
   const shown = useMemo(
     () => (width === undefined ? sized : fittingColumns(sized, width)),
     [sized, width],
   );
   const columns = shown;
   const template = useMemo(() => gridTemplate(columns), [columns]);
+  // What the columns that always stay need: in a window narrower than that (320 px) the
+  // rows scroll sideways inside the table, and the header with them, rather than clip.
+  const minWidth = useMemo(() => columns.reduce((sum, column) => sum + column.width, 0), [columns]);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -299,8 +317,10 @@ export function VirtualTable<Row extends { readonly key: string }>({
       tabIndex={0}
       data-focus-home
       onKeyDown={handleKeyDown}
+      style={{ '--table-min-width': `${minWidth}px` } as CSSProperties}
     >
       <div
+        ref={header}
         className="table-header"
         role="row"
         aria-rowindex={1}
@@ -341,7 +361,13 @@ export function VirtualTable<Row extends { readonly key: string }>({
                 <ColumnResizer
                   header={column.header}
                   width={column.width}
-                  onResize={(next) => setColumnWidth(column.id, next)}
+                  onResize={(next) =>
+                    // Kept at the default text size's scale, as the column defines it.
+                    setColumnWidth(
+                      column.id,
+                      next === undefined ? undefined : Math.round(next / textScale),
+                    )
+                  }
                 />
               )}
             </div>
@@ -350,7 +376,14 @@ export function VirtualTable<Row extends { readonly key: string }>({
       </div>
       {/* The body stays mounted when the rows run out (a filter matching nothing), so
           the next keystroke that brings rows back doesn't rebuild it. */}
-      <div ref={scroller} className="table-body" role="rowgroup">
+      <div
+        ref={scroller}
+        className="table-body"
+        role="rowgroup"
+        onScroll={(event) => {
+          if (header.current !== null) header.current.scrollLeft = event.currentTarget.scrollLeft;
+        }}
+      >
         {rows.length === 0 && empty !== undefined ? (
           <div className="table-empty">{empty}</div>
         ) : (

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { CSSProperties, ReactNode } from 'react';
 import { Button } from '../Button';
 import { Splitter } from '../Splitter';
 
@@ -78,7 +78,13 @@ export function DetailPane(props: SidePane | PaneBelow) {
         max={props.bounds.max}
         onResize={props.onResize}
       />
-      <aside className="detail" style={{ width: props.width }} aria-label={label}>
+      {/* A variable, not the width itself: the sheet puts the pane under the table in a
+          narrow window, whatever width it has beside it. */}
+      <aside
+        className="detail"
+        style={{ '--detail-width': `${props.width}px` } as CSSProperties}
+        aria-label={label}
+      >
         <header className="detail-header">
           <div className="detail-heading">
             <div className="detail-kind">{props.kind}</div>
