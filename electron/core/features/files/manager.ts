@@ -7,7 +7,8 @@
  * the way, so the user gets the file itself. Uploads build a tar stream from the page's
  * writes into `tar -x` on an exec's stdin, unpacked into a hidden directory beside the
  * target and moved into place only once whole, so a failure or cancel leaves nothing
- * half-written. Each transfer is a session of the monitor (an exec, with its bytes).
+ * half-written. Each transfer is a session of the monitor (kind `transfer`: its bytes and
+ * rate; the exec under it is the transfer's own, not a terminal).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
@@ -301,7 +302,7 @@ export class FilesManager implements Disposable {
         : [access.paths.tar, '-chf', '-', '-C', parent, base]
       : [access.paths.cat, target];
     download.session = this.options.sessions?.register({
-      kind: 'exec',
+      kind: 'transfer',
       nodeId,
       nodeName: this.options.nodes.nodeName(nodeId),
       target: {
@@ -455,7 +456,7 @@ export class FilesManager implements Disposable {
       crictl: crictlUpload(access, target, files),
     });
     const session = this.options.sessions?.register({
-      kind: 'exec',
+      kind: 'transfer',
       nodeId: request.nodeId,
       nodeName: this.options.nodes.nodeName(request.nodeId),
       target: {
