@@ -254,6 +254,31 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
     });
 
+    it('checks every byte of a download whose reader is behind the container', async () => {
+      // Small enough to sit whole in the body's buffers: the container's side ends before
+      // anything is read, so the checksum and the count must not wait on the reader.
+      const size = 400 * 1024;
+      await exec(box, `head -c ${size} /dev/urandom > /data/unread`);
+      const [expected] = (await exec(box, 'sha256sum /data/unread')).split(' ');
+      const prepared = await client.services.files.download({
+        nodeId,
+        containerId: box,
+        path: '/data/unread',
+      });
+      const download = await core.downloads(prepared.transferId);
+      await until(async () => {
+        const state = (await transfer(prepared.transferId))?.state;
+        return state !== 'waiting' && state !== 'running';
+      }, 'the container side is done');
+      expect(await transfer(prepared.transferId)).toMatchObject({
+        state: 'done',
+        bytes: size,
+        checksum: 'match',
+        sha256: expected,
+      });
+      expect(await drain(download!.body)).toEqual({ bytes: size, sha256: expected });
+    });
+
     it('downloads a directory tree as a tar: odd names and the symlink as a symlink', async () => {
       const prepared = await client.services.files.download({
         nodeId,
