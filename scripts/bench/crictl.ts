@@ -84,6 +84,12 @@ export function findCrictl(argv: readonly string[] = process.argv): string | und
   return executable(beside) ? beside : undefined;
 }
 
+/** crictl pointed at the lab runtime: the command and its first arguments. */
+export function crictlCommand(crictlPath: string, runtime: LabRuntime): [string, ...string[]] {
+  const endpoint = runtime.endpoint;
+  return [crictlPath, '--runtime-endpoint', endpoint, '--image-endpoint', endpoint];
+}
+
 interface Run {
   readonly ms: number;
   readonly stdout: Buffer;
@@ -101,7 +107,7 @@ function childrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
 }
 
-function exited(child: ChildProcess): Promise<number> {
+export function exited(child: ChildProcess): Promise<number> {
   return new Promise((done, fail) => {
     child.once('error', fail);
     child.once('close', (code) => done(code ?? -1));
@@ -315,7 +321,7 @@ const POD_SCRIPT = [
 ].join(' && ');
 
 /** One pair of figures: Porthole's and crictl's, runs alternating which goes first. */
-async function interleaved<T>(
+export async function interleaved<T>(
   runs: number,
   porthole: () => Promise<T>,
   crictl: () => Promise<T>,
@@ -333,7 +339,8 @@ async function interleaved<T>(
   return result;
 }
 
-const ratio = (value: number, reference: number): number => round(value / reference, 2);
+/** Porthole / crictl, as the vs_crictl keys are given. */
+export const ratio = (value: number, reference: number): number => round(value / reference, 2);
 
 export async function runCrictlBench(context: BenchContext): Promise<BenchFigure[]> {
   const { runtime, log } = context;
@@ -345,8 +352,8 @@ export async function runCrictlBench(context: BenchContext): Promise<BenchFigure
     return [];
   }
   const endpoint = runtime.endpoint;
-  const crictl = [crictlPath, '--runtime-endpoint', endpoint, '--image-endpoint', endpoint];
-  const [command, ...base] = crictl as [string, ...string[]];
+  const crictl = crictlCommand(crictlPath, runtime);
+  const [command, ...base] = crictl;
   const cri = CriClient.create({ endpoint, timeoutMs: 60_000 });
   const podName = `bench-crictl-${randomBytes(3).toString('hex')}`;
   const sandbox = podSandboxConfig(podName, { runtime });

@@ -44,6 +44,7 @@ export const benches: readonly BenchEntry[] = [
   { name: 'terminal', load: async () => (await import('./terminal')).terminalBench },
   { name: 'recovery', load: async () => (await import('./recovery')).recoveryBench },
   { name: 'debug', load: async () => (await import('./debug')).debugBench },
+  { name: 'files', load: async () => (await import('./files')).filesBench },
   { name: 'fleet', load: async () => (await import('./fleet')).fleetBench },
   { name: 'fanout', load: async () => (await import('./fanout')).fanoutBench },
   { name: 'timeline', load: async () => (await import('./timeline')).timelineBench },

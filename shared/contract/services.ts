@@ -201,7 +201,7 @@ export interface TerminalsService {
   ): Promise<'terminated' | 'killed' | 'gone'>;
 }
 
-/** The session monitor: every exec, attach, port-forward and log-follow session. */
+/** The session monitor: every exec, attach, port-forward, log-follow and file-transfer session. */
 export interface SessionsService {
   /** Ends a live session, the way closing its pane or stopping its forward would. */
   kill(sessionId: string): Promise<void>;

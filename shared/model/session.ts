@@ -2,11 +2,11 @@ import type { AppErrorData } from '../errors';
 import type { EpochMillis } from './common';
 
 /**
- * Every live streaming session Porthole runs (exec, attach, port-forward, log follow), as
- * the session monitor shows it. The registry in electron/core/features/sessions owns them; these
+ * Every live streaming session Porthole runs (exec, attach, port-forward, log follow, file
+ * transfer), as the session monitor shows it. The registry in electron/core/features/sessions owns them; these
  * are its snapshots, plain data for IPC.
  */
-export type SessionKind = 'exec' | 'attach' | 'port-forward' | 'logs';
+export type SessionKind = 'exec' | 'attach' | 'port-forward' | 'logs' | 'transfer';
 
 /** starting → active ⇄ reconnecting → ended | failed; ended and failed are final. */
 export type SessionStateName = 'starting' | 'active' | 'reconnecting' | 'ended' | 'failed';
@@ -43,7 +43,10 @@ export interface SessionSnapshot {
   readonly nodeId: string;
   readonly nodeName: string;
   readonly target: SessionTarget;
-  /** exec: the command; port-forward: e.g. `127.0.0.1:8080 → 80`; logs: the file path. */
+  /**
+   * exec: the command; port-forward: e.g. `127.0.0.1:8080 → 80`; logs: the file path;
+   * transfer: what moves, e.g. `download /data/big (tar)`.
+   */
   readonly detail?: string;
   readonly transport?: SessionTransport;
   /** The negotiated protocol, e.g. `v4.channel.k8s.io` or `portforward.k8s.io`. */

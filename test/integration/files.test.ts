@@ -14,7 +14,7 @@ import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../electron/core/base/cri';
 import { createCore, type Core } from '../../electron/core/composition';
-import { filesLimits, type FileTransfer } from '../../shared/model';
+import { filesLimits, type FileTransfer, type SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';
 import {
@@ -110,6 +110,15 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         const subscription = client.subscribe('transfers', undefined, (list) => {
           subscription.dispose();
           resolve(list.find((t) => t.transferId === id));
+        });
+      });
+
+    /** The monitor's session of a transfer, found by what it says moves. */
+    const sessionOf = async (detail: string): Promise<SessionSnapshot | undefined> =>
+      new Promise((resolve) => {
+        const subscription = client.subscribe('sessions', undefined, (list) => {
+          subscription.dispose();
+          resolve(list.find((s) => s.detail === detail));
         });
       });
 
@@ -236,6 +245,38 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       });
       // Each address works once.
       expect(await core.downloads(prepared.transferId)).toBeUndefined();
+      // The session monitor shows it as a transfer, with the file's bytes.
+      expect(await sessionOf('download /data/big (tar)')).toMatchObject({
+        kind: 'transfer',
+        state: 'ended',
+        target: { containerId: box },
+        bytesIn: bigSize,
+      });
+    });
+
+    it('checks every byte of a download whose reader is behind the container', async () => {
+      // Small enough to sit whole in the body's buffers: the container's side ends before
+      // anything is read, so the checksum and the count must not wait on the reader.
+      const size = 400 * 1024;
+      await exec(box, `head -c ${size} /dev/urandom > /data/unread`);
+      const [expected] = (await exec(box, 'sha256sum /data/unread')).split(' ');
+      const prepared = await client.services.files.download({
+        nodeId,
+        containerId: box,
+        path: '/data/unread',
+      });
+      const download = await core.downloads(prepared.transferId);
+      await until(async () => {
+        const state = (await transfer(prepared.transferId))?.state;
+        return state !== 'waiting' && state !== 'running';
+      }, 'the container side is done');
+      expect(await transfer(prepared.transferId)).toMatchObject({
+        state: 'done',
+        bytes: size,
+        checksum: 'match',
+        sha256: expected,
+      });
+      expect(await drain(download!.body)).toEqual({ bytes: size, sha256: expected });
     });
 
     it('downloads a directory tree as a tar: odd names and the symlink as a symlink', async () => {
@@ -283,6 +324,11 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(await exec(box, 'cat "/data/up/sub/small file.txt"')).toBe('small');
       // Nothing of the staging directory is left.
       expect(await exec(box, 'ls -a /data')).not.toContain('.porthole-upload');
+      expect(await sessionOf('upload 2 files to /data (tar)')).toMatchObject({
+        kind: 'transfer',
+        state: 'ended',
+        bytesOut: bigSize + 5,
+      });
     });
 
     it('leaves nothing half-written when an upload is cancelled, or fails', async () => {

@@ -7,11 +7,12 @@
  * the way, so the user gets the file itself. Uploads build a tar stream from the page's
  * writes into `tar -x` on an exec's stdin, unpacked into a hidden directory beside the
  * target and moved into place only once whole, so a failure or cancel leaves nothing
- * half-written. Each transfer is a session of the monitor (an exec, with its bytes).
+ * half-written. Each transfer is a session of the monitor (kind `transfer`: its bytes and
+ * rate; the exec under it is the transfer's own, not a terminal).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { PassThrough, Readable, type Transform } from 'node:stream';
 import { extract, pack, type Pack } from 'tar-stream';
 import type { EventSink } from '../../../../shared/contract';
 import { AppError, isAppError } from '../../../../shared/errors';
@@ -301,7 +302,7 @@ export class FilesManager implements Disposable {
         : [access.paths.tar, '-chf', '-', '-C', parent, base]
       : [access.paths.cat, target];
     download.session = this.options.sessions?.register({
-      kind: 'exec',
+      kind: 'transfer',
       nodeId,
       nodeName: this.options.nodes.nodeName(nodeId),
       target: {
@@ -342,20 +343,8 @@ export class FilesManager implements Disposable {
       protocol: remote.negotiated.protocol,
     });
     const hash = isDirectory ? undefined : createHash('sha256');
-    const counter = new Transform({
-      highWaterMark: 256 * 1024,
-      transform: (chunk: Buffer, _encoding, callback: TransformCallback) => {
-        download.record.count(chunk.byteLength);
-        download.session?.countIn(chunk.byteLength);
-        this.scheduleTick();
-        if (download.record.bytes > this.maxBytes) {
-          callback(tooLarge(download.record.snapshot().path, this.maxBytes));
-          return;
-        }
-        hash?.update(chunk);
-        callback(null, chunk);
-      },
-    });
+    // The body the page reads; backpressure pauses the source once it is full.
+    const counter = new PassThrough({ highWaterMark: 256 * 1024 });
     download.body = counter;
     const stderr = new StderrTail(remote.stderr);
     const stdout = remote.stdout!;
@@ -372,6 +361,19 @@ export class FilesManager implements Disposable {
     sourceDone.catch(() => undefined);
     // Not ended by the source: only once the exit status (and the checksum) say it is whole.
     source.pipe(counter, { end: false });
+    // Counted and hashed as the source gives them, not as the body passes them on: the
+    // source can end with chunks still queued in a slow reader's body, and the digest (and
+    // the bytes of a done transfer) must have them all.
+    source.on('data', (chunk: Buffer) => {
+      download.record.count(chunk.byteLength);
+      download.session?.countIn(chunk.byteLength);
+      this.scheduleTick();
+      if (download.record.bytes > this.maxBytes) {
+        counter.destroy(tooLarge(download.record.snapshot().path, this.maxBytes));
+        return;
+      }
+      hash?.update(chunk);
+    });
     counter.once('close', () => {
       if (!download.record.ended) {
         this.finishTransfer(
@@ -455,7 +457,7 @@ export class FilesManager implements Disposable {
       crictl: crictlUpload(access, target, files),
     });
     const session = this.options.sessions?.register({
-      kind: 'exec',
+      kind: 'transfer',
       nodeId: request.nodeId,
       nodeName: this.options.nodes.nodeName(request.nodeId),
       target: {

@@ -1,9 +1,9 @@
 /**
- * Every live streaming session of the core (terminals, port-forwards, log follows) and a
- * bounded history of ended ones: what the session monitor shows. Owners register a
- * session, count its bytes and report how it ended; the registry samples throughput once
- * a second and tells listeners, batching traffic-only changes into that tick so a busy
- * session never floods the UI.
+ * Every live streaming session of the core (terminals, port-forwards, log follows, file
+ * transfers) and a bounded history of ended ones: what the session monitor shows. Owners
+ * register a session, count its bytes and report how it ended; the registry samples
+ * throughput once a second and tells listeners, batching traffic-only changes into that
+ * tick so a busy session never floods the UI.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, type AppErrorData } from '../../../../shared/errors';

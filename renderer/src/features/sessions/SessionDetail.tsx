@@ -55,12 +55,13 @@ function Attempts({ session }: { session: SessionSnapshot }) {
   );
 }
 
-/** What a session's `detail` is: the forwarded ports, the log file, or the command. */
+/** What a session's `detail` is: the forwarded ports, the log file, the command, or what moves. */
 const detailLabels: Readonly<Record<SessionSnapshot['kind'], string>> = {
   'port-forward': 'Ports',
   logs: 'File',
   exec: 'Command',
   attach: 'Command',
+  transfer: 'Transfer',
 };
 
 /** One session in full, under the table: ids, timings, attempts, traffic, how it ended. */

@@ -10,6 +10,7 @@ const killEffects: Readonly<Record<SessionKind, string>> = {
   'port-forward':
     'The forward stops and its local ports close; it stays in the Port forwards list.',
   logs: 'Following the log stops.',
+  transfer: 'The transfer is cancelled; an upload leaves nothing half-written in the container.',
 };
 
 export function confirmKill(model: AppModel, session: SessionSnapshot): void {

@@ -26,6 +26,7 @@ const kindIcons: Readonly<Record<SessionSnapshot['kind'], IconName>> = {
   attach: 'terminal',
   'port-forward': 'forward',
   logs: 'logs',
+  transfer: 'file',
 };
 
 const timeFormat = new Intl.DateTimeFormat(undefined, {

@@ -6,7 +6,9 @@ import {
   fellBack,
   filterSessions,
   formatDuration,
+  kindLabels,
   outcomeOf,
+  sessionKinds,
   sessionRows,
 } from './rows';
 
@@ -58,6 +60,20 @@ describe('session rows', () => {
     expect(ids({ text: 'edge removed', kind: '', liveness: 'all' })).toEqual(['c']);
     expect(ids({ text: 'v4.channel', kind: 'exec', liveness: 'live' })).toEqual(['a']);
     expect(ids({ text: 'v4.channel', kind: 'exec', liveness: 'ended' })).toEqual([]);
+  });
+
+  it('shows a file transfer as a transfer: a kind to filter by, and what moves', () => {
+    const transfers = sessionRows([
+      session({ id: 'up', kind: 'transfer', detail: 'upload big.bin to /data (tar)' }),
+      session({ id: 'shell', detail: 'sh' }),
+    ]);
+    const ids = (filter: Parameters<typeof filterSessions>[1]) =>
+      filterSessions(transfers, filter).map((row) => row.key);
+    expect(ids({ text: '', kind: 'transfer', liveness: 'all' })).toEqual(['up']);
+    expect(ids({ text: 'transfer big.bin', kind: '', liveness: 'all' })).toEqual(['up']);
+    expect(ids({ text: '', kind: 'exec', liveness: 'all' })).toEqual(['shell']);
+    expect(kindLabels.transfer).toBe('Transfer');
+    expect(sessionKinds).toContain('transfer');
   });
 
   it('describes transports, fallbacks and outcomes', () => {

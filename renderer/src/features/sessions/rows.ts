@@ -34,9 +34,16 @@ export const kindLabels: Readonly<Record<SessionKind, string>> = {
   attach: 'Attach',
   'port-forward': 'Port forward',
   logs: 'Logs',
+  transfer: 'Transfer',
 };
 
-export const sessionKinds: readonly SessionKind[] = ['exec', 'attach', 'port-forward', 'logs'];
+export const sessionKinds: readonly SessionKind[] = [
+  'exec',
+  'attach',
+  'port-forward',
+  'logs',
+  'transfer',
+];
 
 export const sessionStateTones: Readonly<Record<SessionStateName, Tone>> = {
   starting: 'info',
