@@ -75,6 +75,25 @@ export class TerminalPage {
     }
   }
 
+  /**
+   * What the pane shows besides its rows, for a failure's message: the state dot, and the
+   * text of a starting overlay, an ended banner or a notice, if there is one.
+   */
+  async describe(pane: Locator): Promise<string> {
+    const state = await pane
+      .locator('.term-dot')
+      .first()
+      .getAttribute('data-state', { timeout: 1000 })
+      .catch(() => null);
+    const shown = await pane
+      .locator('.term-overlay, .term-ended, .term-notice')
+      .allInnerTexts()
+      .catch(() => []);
+    return [`state ${state ?? 'none'}`, ...shown.map((text) => text.replace(/\s+/g, ' '))].join(
+      '; ',
+    );
+  }
+
   /** Waits for an ash/bash prompt on the last non-empty row. */
   async waitForPrompt(pane: Locator, timeout = 20_000): Promise<void> {
     const started = Date.now();
@@ -82,7 +101,9 @@ export class TerminalPage {
       const lines = (await this.lines(pane)).filter((text) => text !== '');
       if (/[#$] ?$/.test(lines[lines.length - 1] ?? '')) return;
       if (Date.now() - started > timeout) {
-        throw new Error(`No prompt after ${timeout} ms:\n${lines.join('\n')}`);
+        throw new Error(
+          `No prompt after ${timeout} ms (${await this.describe(pane)}):\n${lines.join('\n')}`,
+        );
       }
       await this.page.waitForTimeout(50);
     }
