@@ -188,15 +188,7 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await app.go('Containers');
     await containers().filter(lab.runId);
     await containers().open(/^shell/);
-    await containers()
-      .detailAction(/^Files$/)
-      .click();
-    await page.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
-    await page
-      .getByRole('grid', { name: 'Files in /' })
-      .locator('[role="row"][data-key]')
-      .first()
-      .waitFor({ timeout: 20_000 });
+    await containers().openFiles();
     await audit('Files');
   });
 

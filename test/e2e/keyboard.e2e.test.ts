@@ -26,16 +26,7 @@ describe('everything from the keyboard, against the lab', () => {
   let app: AppPage;
   let terminals: TerminalPage;
 
-  /** What has the focus: its role and accessible name, or `body`. */
-  const focused = (): Promise<string> =>
-    page.evaluate(() => {
-      const element = document.activeElement;
-      if (element === null || element === document.body) return 'body';
-      const name =
-        element.getAttribute('aria-label') ??
-        (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 60);
-      return `${element.getAttribute('role') ?? element.tagName.toLowerCase()}:${name}`;
-    });
+  const focused = (): Promise<string> => app.focused();
 
   const inTerminal = (): Promise<boolean> =>
     page.evaluate(

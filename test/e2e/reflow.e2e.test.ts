@@ -64,16 +64,7 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
     await app.menuButton.waitFor({ state: width <= narrowShell ? 'visible' : 'detached' });
   }
 
-  /** What is focused: its role (or tag) and accessible name, or `body`. */
-  const focused = (): Promise<string> =>
-    page.evaluate(() => {
-      const element = document.activeElement;
-      if (element === null || element === document.body) return 'body';
-      const name =
-        element.getAttribute('aria-label') ??
-        (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
-      return `${element.getAttribute('role') ?? element.tagName.toLowerCase()}:${name}`;
-    });
+  const focused = (): Promise<string> => app.focused();
 
   /**
    * What is wider than it may be: the document (a sideways scroll of the window), and the
@@ -312,15 +303,7 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
     await app.go('Containers');
     await containers().filter(lab.runId);
     await containers().open(/^shell/);
-    await containers()
-      .detailAction(/^Files$/)
-      .click();
-    await page.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
-    await page
-      .getByRole('grid', { name: 'Files in /' })
-      .locator('[role="row"][data-key]')
-      .first()
-      .waitFor({ timeout: 20_000 });
+    await containers().openFiles();
     await screenshot(page, 'reflow-320-files');
     expect(await overflows()).toEqual([]);
   });

@@ -65,6 +65,18 @@ export class AppPage {
     await options.nth(index).click();
   }
 
+  /** What has the focus: its role (or tag) and accessible name, or `body`. */
+  focused(): Promise<string> {
+    return this.page.evaluate(() => {
+      const element = document.activeElement;
+      if (element === null || element === document.body) return 'body';
+      const name =
+        element.getAttribute('aria-label') ??
+        (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 60);
+      return `${element.getAttribute('role') ?? element.tagName.toLowerCase()}:${name}`;
+    });
+  }
+
   get notifications(): Locator {
     return this.page.getByRole('region', { name: 'Notifications' });
   }

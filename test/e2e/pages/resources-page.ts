@@ -81,4 +81,13 @@ export class ResourcesPage {
   detailAction(name: string | RegExp): Locator {
     return this.detail.locator('.detail-actions').getByRole('button', { name });
   }
+
+  /** From the open container's details to its Files view, once the root's first row is in. */
+  async openFiles(): Promise<Locator> {
+    await this.detailAction(/^Files$/).click();
+    await this.page.getByRole('heading', { level: 1, name: 'Files' }).waitFor();
+    const grid = this.page.getByRole('grid', { name: 'Files in /' });
+    await grid.locator('[role="row"][data-key]').first().waitFor({ timeout: 20_000 });
+    return grid;
+  }
 }
