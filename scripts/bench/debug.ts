@@ -29,6 +29,7 @@ import {
   matchesRuntime,
   podSandboxConfig,
   type LabRuntime,
+  removeLabelledPods,
 } from '../../test/support/lab';
 import { percentile, round } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
@@ -63,15 +64,10 @@ export async function runDebugBench(
   const cleanups: (() => Promise<void> | void)[] = [
     () => rmSync(configDir, { recursive: true, force: true }),
     () => cri.dispose(),
-    async () => {
-      for (const pod of await cri.listPods({ labels: label })) {
-        await cri.stopPod(pod.id, 0).catch(() => undefined);
-        await cri.removePod(pod.id).catch(() => undefined);
-      }
-    },
+    () => removeLabelledPods(cri, label),
   ];
   try {
-    await cleanups[2]?.();
+    await removeLabelledPods(cri, label);
     const config = podSandboxConfig('bench-debug', { runtime, labels: label });
     const podId = await cri.runPod(config);
     const target = await createLabContainer(

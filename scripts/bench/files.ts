@@ -53,6 +53,7 @@ import {
   labRuntimes,
   matchesRuntime,
   podSandboxConfig,
+  removeLabelledPods,
 } from '../../test/support/lab';
 import { crictlCommand, exited, findCrictl, interleaved, ratio } from './crictl';
 import { mbps, median, round } from './stats';
@@ -120,15 +121,10 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
   const cleanups: (() => Promise<void> | void)[] = [
     () => rmSync(dir, { recursive: true, force: true }),
     () => cri.dispose(),
-    async () => {
-      for (const pod of await cri.listPods({ labels: label })) {
-        await cri.stopPod(pod.id, 0).catch(() => undefined);
-        await cri.removePod(pod.id).catch(() => undefined);
-      }
-    },
+    () => removeLabelledPods(cri, label),
   ];
   try {
-    await cleanups[2]?.();
+    await removeLabelledPods(cri, label);
     const sandbox = podSandboxConfig('bench-files', { runtime, labels: label });
     const podId = await cri.runPod(sandbox);
     const containerId = await createLabContainer(

@@ -247,6 +247,20 @@ export async function createLabContainer(
   return cri.createContainer(podSandboxId, config, podConfig);
 }
 
+/**
+ * Stops and removes every pod with these labels: a bench's own, before it starts (one an
+ * interrupted run left behind) and when it ends. Failures are left for the next run.
+ */
+export async function removeLabelledPods(
+  cri: Pick<CriClient, 'listPods' | 'stopPod' | 'removePod'>,
+  labels: Record<string, string>,
+): Promise<void> {
+  for (const pod of await cri.listPods({ labels })) {
+    await cri.stopPod(pod.id, 0).catch(() => undefined);
+    await cri.removePod(pod.id).catch(() => undefined);
+  }
+}
+
 /** A busybox container running `command` (e.g. `['sleep', '3600']`). */
 export function busyboxContainerConfig(
   name: string,
