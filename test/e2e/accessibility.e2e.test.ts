@@ -215,6 +215,26 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Stats');
   });
 
+  it('Debug containers', async () => {
+    await view('Debug containers', () =>
+      page.getByRole('heading', { level: 1, name: 'Debug containers' }).waitFor(),
+    );
+    await audit('Debug containers');
+  });
+
+  it('Run on many', async () => {
+    await view('Run on many', () =>
+      page.getByRole('form', { name: 'Run a command on many containers' }).waitFor(),
+    );
+    await audit('Run on many');
+  });
+
+  it('Diagnostics', async () => {
+    await app.sidebar.getByRole('button', { name: /^Diagnostics/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Diagnostics' }).waitFor();
+    await audit('Diagnostics');
+  });
+
   it('the node selector, open', async () => {
     await app.go('Nodes');
     const banner = page.getByRole('banner');

@@ -311,7 +311,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
       className="table"
       role="grid"
       aria-label={label}
-      aria-rowcount={rows.length + 1}
+      aria-rowcount={(rows.length === 0 && empty !== undefined ? 1 : rows.length) + 1}
       aria-colcount={columns.length}
       aria-activedescendant={activeDescendant}
       tabIndex={0}
@@ -385,7 +385,13 @@ export function VirtualTable<Row extends { readonly key: string }>({
         }}
       >
         {rows.length === 0 && empty !== undefined ? (
-          <div className="table-empty">{empty}</div>
+          // A row of one cell across the columns: a grid's rowgroup may hold only rows, and
+          // the empty state's own role (status) is allowed in a cell.
+          <div role="row" aria-rowindex={2}>
+            <div role="gridcell" aria-colspan={columns.length} className="table-empty">
+              {empty}
+            </div>
+          </div>
         ) : (
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((item) => {
