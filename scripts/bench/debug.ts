@@ -21,6 +21,7 @@ import { createCore } from '../../electron/core/composition';
 import { CriClient } from '../../electron/core/base/cri';
 import { openApp, startBrowserHost } from '../../test/e2e/support/browser-app';
 import { launchChromium } from '../../test/e2e/support/chromium';
+import { TerminalPage } from '../../test/e2e/pages/terminal-page';
 import {
   busyboxContainerConfig,
   createLabContainer,
@@ -115,12 +116,7 @@ export async function runDebugBench(
       // The first run warms the page, the core and the runtime's caches: not counted.
       if (run > 0) times.push(took);
       log(`debug open ${run === 0 ? '(warm-up) ' : ''}${round(took)} ms`);
-      await page
-        .getByRole('tablist', { name: 'Terminal tabs' })
-        .getByRole('button', { name: 'Close tab' })
-        .first()
-        .click();
-      await page.getByText('No terminals open').waitFor();
+      await new TerminalPage(page).closeAllTabs();
       // Back to the target for the next run; its debug container goes by itself.
       await page
         .getByRole('navigation', { name: 'Porthole' })
