@@ -374,17 +374,15 @@ export class TerminalsFeature implements Disposable {
 
   /**
    * F6: out of the terminal to its tab in the strip (from where Tab goes on through the
-   * page); Shift+F6: back to the sidebar, on the current view (or to the Menu button that opens it).
+   * page); Shift+F6: back to the sidebar, on the current view (or to the Menu that opens it).
    */
   leave(step: 1 | -1): void {
-    if (step === 1 && this.state.activeTabId !== undefined) {
-      document.getElementById(tabElementId(this.state.activeTabId))?.focus();
-      return;
-    }
+    const tab = step === 1 ? this.state.activeTabId : undefined;
     const current = document.querySelector<HTMLElement>('nav [aria-current="page"]');
     // A narrow window keeps the sidebar behind the top bar's Menu button: the way to it.
     const shown = current !== null && current.getClientRects().length > 0;
-    (shown ? current : document.getElementById(menuToggleId))?.focus();
+    if (tab !== undefined) document.getElementById(tabElementId(tab))?.focus();
+    else (shown ? current : document.getElementById(menuToggleId))?.focus();
   }
 
   /** Ctrl+M: Tab and Shift+Tab move focus (on) or go to the program (off); said in a toast. */
