@@ -85,6 +85,9 @@ use_recent_node() {
 # npm ci when node_modules is missing or older than the lockfile (a pull changed it).
 install_dependencies() {
   local marker="$root/node_modules/.package-lock.json"
+  # A linked node_modules (a git worktree sharing another checkout's install) belongs to
+  # that checkout: npm ci here would empty it through the link, under the other's feet.
+  [[ -L "$root/node_modules" ]] && return 0
   if [[ ! -f "$marker" || "$root/package-lock.json" -nt "$marker" ]]; then
     say "installing dependencies (npm ci)"
     (cd "$root" && npm ci --no-audit --no-fund >&2)
