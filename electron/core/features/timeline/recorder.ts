@@ -5,14 +5,16 @@
  * no node is watched twice. A transition is recorded once however it was seen (NodeTracker);
  * a start or an exit is timed, and an exit explained (code, reason), by ContainerStatus.
  *
- * Bounded: the newest `maxEvents` are kept in memory, and the file keeps the newest that
- * fit under its cap. The file is written a moment after a change (batched), and on dispose.
+ * Bounded: `maxEvents` are kept in memory, the oldest of the nodes holding the most going
+ * first (trimTimeline), and the file keeps the newest that fit under its cap. The file is
+ * written a moment after a change (batched), and on dispose.
  */
 import type { EventSink } from '../../../../shared/contract';
 import { toAppErrorData } from '../../../../shared/errors';
 import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import {
   timelineLimits,
+  trimTimeline,
   type ContainerDetail,
   type NodeStatus,
   type NodesDelta,
@@ -175,7 +177,7 @@ export class TimelineRecorder implements Disposable {
     const { events, warnings } = await this.file.load();
     for (const warning of warnings) timelineLog.warn(warning);
     if (this.disposed) return;
-    this.events = events.slice(-this.maxEvents);
+    this.events = trimTimeline(events, this.maxEvents);
     this.seq = this.events.reduce((max, event) => Math.max(max, event.seq), 0);
     this.loaded = true;
     for (const sink of [...this.sinks]) this.sendAll(sink);
@@ -314,9 +316,8 @@ export class TimelineRecorder implements Disposable {
   private append(events: TimelineEvent[]): void {
     const numbered = events.map((event) => ({ ...event, seq: (this.seq += 1) }));
     this.events.push(...numbered);
-    if (this.events.length > this.maxEvents) {
-      this.events.splice(0, this.events.length - this.maxEvents);
-    }
+    if (this.events.length > this.maxEvents)
+      this.events = trimTimeline(this.events, this.maxEvents);
     const update: TimelineUpdate = { reset: false, events: numbered };
     for (const sink of [...this.sinks]) sink.next(update);
     this.scheduleSave();

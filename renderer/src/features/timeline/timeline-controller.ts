@@ -7,6 +7,7 @@ import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import {
   timelineJsonLines,
   timelineLimits,
+  trimTimeline,
   type TimelineEvent,
   type TimelineUpdate,
 } from '../../../../shared/model';
@@ -136,10 +137,8 @@ export class TimelineController implements Disposable {
 
   private onUpdate(update: TimelineUpdate): void {
     const kept = update.reset ? [] : this.state.events;
-    let events = [...kept, ...update.events];
-    if (events.length > timelineLimits.maxEvents) {
-      events = events.slice(events.length - timelineLimits.maxEvents);
-    }
+    // The core's rule, so the view keeps the events the core keeps.
+    const events = trimTimeline([...kept, ...update.events], timelineLimits.maxEvents);
     this.store.setState({ events, loaded: true });
   }
 }
