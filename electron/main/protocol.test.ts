@@ -1,8 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { HostDownload } from '../core/host/downloads';
 import { appContentSecurityPolicy, handleAppProtocol, registerAppScheme } from './protocol';
 
 vi.mock('electron', () => ({}));
@@ -61,5 +63,74 @@ describe('the porthole:// protocol', () => {
     expect((await get('porthole://app/missing.js')).status).toBe(404);
     expect((await get('porthole://other/index.html')).status).toBe(404);
     expect((await get('porthole://app/index.html', 'POST')).status).toBe(404);
+  });
+
+  describe('file downloads', () => {
+    const chunks = [0, 1, 2].map((index) => Buffer.alloc(64 * 1024, index + 1));
+    let downloadHandler: (request: Request) => Promise<Response>;
+    const asked: string[] = [];
+
+    beforeAll(() => {
+      const downloads = (transferId: string): Promise<HostDownload | undefined> => {
+        asked.push(transferId);
+        if (transferId === 't-ok') {
+          return Promise.resolve({
+            fileName: 'rapport été.tar',
+            contentType: 'application/x-tar',
+            body: Readable.from(chunks),
+          });
+        }
+        if (transferId === 't-broken') {
+          async function* failing() {
+            yield chunks[0];
+            await Promise.resolve();
+            throw new Error('the container went away');
+          }
+          return Promise.resolve({
+            fileName: 'broken.bin',
+            contentType: 'application/octet-stream',
+            body: Readable.from(failing()),
+          });
+        }
+        if (transferId === 't-throws') return Promise.reject(new Error('no such transfer'));
+        return Promise.resolve(undefined);
+      };
+      const protocol = {
+        handle: (_scheme: string, fn: (request: Request) => Promise<Response>) =>
+          (downloadHandler = fn),
+      };
+      handleAppProtocol(
+        protocol,
+        { fetch: () => Promise.reject(new Error('unused')) },
+        dir,
+        downloads,
+      );
+    });
+
+    const download = (id: string) =>
+      downloadHandler(new Request(`porthole://app/files/download/${id}`));
+
+    it('streams a prepared download with its name, as an attachment, never cached', async () => {
+      const response = await download('t-ok');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/x-tar');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('content-disposition')).toBe(
+        `attachment; filename="rapport _t_.tar"; filename*=UTF-8''rapport%20%C3%A9t%C3%A9.tar`,
+      );
+      expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.concat(chunks))).toBe(true);
+      expect(asked).toContain('t-ok');
+    });
+
+    it('answers 404 for a transfer it does not know or cannot start', async () => {
+      expect((await download('t-unknown')).status).toBe(404);
+      expect((await download('t-throws')).status).toBe(404);
+    });
+
+    it('fails the download when the source fails mid-way, instead of ending it short', async () => {
+      const response = await download('t-broken');
+      expect(response.status).toBe(200);
+      await expect(response.arrayBuffer()).rejects.toThrow();
+    });
   });
 });
