@@ -131,6 +131,41 @@ describe('ResourceWatcher', () => {
     expect(deltas.at(-1)?.images.upserted.map((i) => i.id)).toEqual(['i2']);
   });
 
+  it('keeps what an event said of a changed container, until a list reads it anew', async () => {
+    const { watcher } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    const stopped = { ...fakeContainer('c1', 'p1', { state: 'exited' }), nodeId: 'n1' };
+    client.emit({
+      containerId: 'c1',
+      type: 'stopped',
+      containers: [
+        {
+          ...stopped,
+          finishedAt: 4200,
+          exitCode: 137,
+          reason: 'OOMKilled',
+          message: '',
+          mounts: [],
+          logPath: '',
+          info: {},
+        },
+      ],
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(watcher.recentStatus('c1')).toEqual({
+      state: 'exited',
+      finishedAt: 4200,
+      exitCode: 137,
+      reason: 'OOMKilled',
+      message: '',
+    });
+    // The runtime started it again, unannounced: the check's list has the word now.
+    client.containers = [fakeContainer('c1', 'p1', { state: 'running' })];
+    watcher.refresh();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(watcher.recentStatus('c1')).toBeUndefined();
+  });
+
   it('re-lists at the polling pace while a pod is not ready, whose removal may come unannounced', async () => {
     const { deltas } = watch(true);
     await vi.advanceTimersByTimeAsync(0);
