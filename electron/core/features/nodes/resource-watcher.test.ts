@@ -3,7 +3,7 @@ import { AppError } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import { FakeNodeClient, fakeContainer, fakeImage, fakePod } from './testing/fake-node-client';
 import { ResourceWatcher, type ResourceWatcherOptions } from './resource-watcher';
-import { RowTable, containerVersion } from './rows';
+import { RowTable, sameContainerVersion } from './rows';
 
 const timings = {
   pollIntervalMs: 2000,
@@ -15,7 +15,7 @@ const timings = {
 
 describe('RowTable', () => {
   it('returns new and changed rows and removed ids, by version, nothing for unchanged rows', () => {
-    const table = new RowTable(containerVersion);
+    const table = new RowTable(sameContainerVersion);
     const row = (id: string, overrides: Parameters<typeof fakeContainer>[2] = {}) => ({
       ...fakeContainer(id, 'p1', overrides),
       nodeId: 'n1',

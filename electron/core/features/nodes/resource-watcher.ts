@@ -7,7 +7,7 @@ import { logger } from '../../base/log';
 import { TaskQueue } from '../../base/tasks';
 import { ChangeSet, applyEvents } from './apply-events';
 import { RecentStatuses, type ContainerOutcome } from './recent-statuses';
-import { RowTable, containerVersion, imageVersion, podVersion } from './rows';
+import { RowTable, sameContainerVersion, sameImageVersion, samePodVersion } from './rows';
 
 const watchLog = logger('nodes');
 
@@ -406,9 +406,9 @@ export class ResourceWatcher implements Disposable {
     const [pods, containers, images] = lists;
     const tag = <T>(item: T) => ({ ...item, nodeId });
     const snapshot = this.snapshot ?? {
-      pods: new RowTable<PodSandbox>(podVersion),
-      containers: new RowTable<Container>(containerVersion),
-      images: new RowTable<Image>(imageVersion),
+      pods: new RowTable<PodSandbox>(samePodVersion),
+      containers: new RowTable<Container>(sameContainerVersion),
+      images: new RowTable<Image>(sameImageVersion),
     };
     const delta: ResourceDelta = {
       nodeId,
