@@ -22,6 +22,7 @@ import { dirname } from 'node:path';
 import type {
   ContainerEventResponse,
   ContainerFilter__Output,
+  ContainerStatsFilter__Output,
   ContainerStatus,
   Container as CriContainer,
   Image as CriImage,
@@ -553,28 +554,40 @@ export class FakeCriNode implements AsyncDisposable {
         }
         return {};
       }),
-      ListContainerStats: this.unary('ListContainerStats', () => ({
-        stats: [...this.containers.values()]
-          .filter((container) => container.state === 'CONTAINER_RUNNING')
-          .map((container) => {
-            const at = nowNanos().toString();
-            return {
-              attributes: {
-                id: container.id,
-                metadata: { name: container.name, attempt: container.attempt },
-                labels: container.labels,
-                annotations: {},
-              },
-              cpu: {
-                timestamp: at,
-                usageCoreNanoSeconds: {
-                  value: ((nowNanos() - container.startedAt) / 100n).toString(),
+      // Filtered as the runtimes filter: the capability probe asks for a label nothing has.
+      ListContainerStats: this.unary(
+        'ListContainerStats',
+        (request: { filter: ContainerStatsFilter__Output | null }) => ({
+          stats: [...this.containers.values()]
+            .filter((container) => container.state === 'CONTAINER_RUNNING')
+            .filter((container) => !request.filter?.id || container.id === request.filter.id)
+            .filter(
+              (container) =>
+                !request.filter?.podSandboxId || container.podId === request.filter.podSandboxId,
+            )
+            .filter((container) =>
+              matchesLabels(container.labels, request.filter?.labelSelector ?? {}),
+            )
+            .map((container) => {
+              const at = nowNanos().toString();
+              return {
+                attributes: {
+                  id: container.id,
+                  metadata: { name: container.name, attempt: container.attempt },
+                  labels: container.labels,
+                  annotations: {},
                 },
-              },
-              memory: { timestamp: at, workingSetBytes: { value: 8_000_000 } },
-            };
-          }),
-      })),
+                cpu: {
+                  timestamp: at,
+                  usageCoreNanoSeconds: {
+                    value: ((nowNanos() - container.startedAt) / 100n).toString(),
+                  },
+                },
+                memory: { timestamp: at, workingSetBytes: { value: 8_000_000 } },
+              };
+            }),
+        }),
+      ),
     };
     if (this.options.events !== false) {
       handlers.GetContainerEvents = (stream: EventStream) => {

@@ -6,7 +6,14 @@
  * (a container just created) is named for reading alone, so that it has exactly the shape
  * a list gives it. A deleted event removes its row.
  */
-import type { Container, Image, OnNode, PodSandbox, ResourceDelta } from '../../../../shared/model';
+import type {
+  Container,
+  ContainerDetail,
+  Image,
+  OnNode,
+  PodSandbox,
+  ResourceDelta,
+} from '../../../../shared/model';
 import type { ContainerEvent } from '../../base/cri';
 import type { RowTable } from './rows';
 
@@ -31,8 +38,11 @@ export class ChangeSet {
     if (tables.pods.delete(id)) this.pods.set(id, undefined);
   }
 
-  putContainer(tables: RowTables, row: OnNode<Container>): void {
-    if (tables.containers.put(row)) this.containers.set(row.id, row);
+  /** True when the row is new or moved. */
+  putContainer(tables: RowTables, row: OnNode<Container>): boolean {
+    const moved = tables.containers.put(row);
+    if (moved) this.containers.set(row.id, row);
+    return moved;
   }
 
   removeContainer(tables: RowTables, id: string): void {
@@ -62,6 +72,8 @@ export interface AppliedEvents {
   /** Containers the events named that the watcher has not seen: to be read alone. */
   readonly unknownContainers: Set<string>;
   readonly unknownPods: Set<string>;
+  /** The statuses the events carried of the containers they changed or named anew. */
+  readonly statuses: ContainerDetail[];
 }
 
 export function applyEvents(
@@ -72,6 +84,7 @@ export function applyEvents(
   const changes = new ChangeSet(nodeId);
   const unknownContainers = new Set<string>();
   const unknownPods = new Set<string>();
+  const statuses: ContainerDetail[] = [];
   for (const event of events) {
     const id = event.containerId;
     // A sandbox's own events (containerd sends them as container events) name the pod.
@@ -96,11 +109,15 @@ export function applyEvents(
       if (status.id === id) named = true;
       if (event.type === 'deleted' && status.id === id) continue;
       const before = tables.containers.get(status.id);
-      if (before !== undefined) changes.putContainer(tables, { ...before, state: status.state });
-      else unknownContainers.add(status.id);
+      if (before === undefined) {
+        unknownContainers.add(status.id);
+        statuses.push(status);
+      } else if (changes.putContainer(tables, { ...before, state: status.state })) {
+        statuses.push(status);
+      }
     }
     // An event without its container's status (some runtimes leave it out): read it.
     if (!named && !aboutPod && event.type !== 'deleted') unknownContainers.add(id);
   }
-  return { changes, unknownContainers, unknownPods };
+  return { changes, unknownContainers, unknownPods, statuses };
 }

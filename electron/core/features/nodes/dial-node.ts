@@ -44,22 +44,24 @@ export async function dialNode(
     // The SSH login may have finished just as the attempt was called off.
     if (aborted.aborted) throw cancelledAttempt(entry.name);
     const timeout = entry.timeoutMs !== undefined ? { timeoutMs: entry.timeoutMs } : {};
-    const created = options.createClient(
-      ssh !== undefined
-        ? { endpoint: ssh.endpoint, ...timeout }
-        : {
-            endpoint: entry.endpoint,
-            ...(entry.imageEndpoint !== undefined && { imageEndpoint: entry.imageEndpoint }),
-            ...timeout,
-          },
-    );
-    client = created;
     // Capabilities are learnt after, from cheap calls and first use ("unknown" until then).
+    // The client is made in the queue too: making a gRPC channel takes a moment, and a
+    // fleet connected at once made 500 of them in one turn of the loop.
     const runtime = await options.queue.run(async () => {
       if (aborted.aborted) throw cancelledAttempt(entry.name);
+      const created = options.createClient(
+        ssh !== undefined
+          ? { endpoint: ssh.endpoint, ...timeout }
+          : {
+              endpoint: entry.endpoint,
+              ...(entry.imageEndpoint !== undefined && { imageEndpoint: entry.imageEndpoint }),
+              ...timeout,
+            },
+      );
+      client = created;
       return created.runtimeInfo({ signal: aborted });
     });
-    if (aborted.aborted) throw cancelledAttempt(entry.name);
+    if (aborted.aborted || client === undefined) throw cancelledAttempt(entry.name);
     return { client, ssh, runtime };
   } catch (error) {
     client?.dispose();

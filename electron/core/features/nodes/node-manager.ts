@@ -37,6 +37,7 @@ import {
 import { attemptError, notConnected, shuttingDown, unknownNode, type Attempt } from './node-errors';
 import { ProfileStore } from './profile-store';
 import { PromptBroker } from './prompts';
+import type { ContainerOutcome } from './recent-statuses';
 import type { WatcherTimings } from './resource-watcher';
 import { subscribeResources } from './watch-resources';
 import type { RuntimeMonitorTimings } from './runtime-monitor';
@@ -162,10 +163,7 @@ export class NodeManager implements Disposable {
     return [...this.entryMap().values()].map((entry) => this.statusOf(entry));
   }
 
-  /**
-   * A subscriber's first message: every node (in chunks, for a fleet), then only what
-   * changes (onDidChange).
-   */
+  /** A subscriber's first message: every node (in chunks), then only changes (onDidChange). */
   sendStatuses(sink: EventSink<NodesDelta>): Disposable {
     return this.changes.sendReset(sink);
   }
@@ -297,6 +295,11 @@ export class NodeManager implements Disposable {
       timings: this.options.watcherTimings,
       changed: () => this.changed(nodeId),
     });
+  }
+
+  /** A container's status as a runtime event carried it lately (ResourceWatcher). */
+  recentStatus(nodeId: string, containerId: string): ContainerOutcome | undefined {
+    return this.connections.get(nodeId)?.watcher?.recentStatus(containerId);
   }
 
   /**

@@ -3,7 +3,7 @@ import { AppError } from '../../../../shared/errors';
 import type { ResourceDelta } from '../../../../shared/model';
 import { FakeNodeClient, fakeContainer, fakeImage, fakePod } from './testing/fake-node-client';
 import { ResourceWatcher, type ResourceWatcherOptions } from './resource-watcher';
-import { RowTable, containerVersion } from './rows';
+import { RowTable, sameContainerVersion } from './rows';
 
 const timings = {
   pollIntervalMs: 2000,
@@ -15,7 +15,7 @@ const timings = {
 
 describe('RowTable', () => {
   it('returns new and changed rows and removed ids, by version, nothing for unchanged rows', () => {
-    const table = new RowTable(containerVersion);
+    const table = new RowTable(sameContainerVersion);
     const row = (id: string, overrides: Parameters<typeof fakeContainer>[2] = {}) => ({
       ...fakeContainer(id, 'p1', overrides),
       nodeId: 'n1',
@@ -129,6 +129,41 @@ describe('ResourceWatcher', () => {
     await vi.advanceTimersByTimeAsync(15_000);
     expect(client.listCalls).toBe(calls + 1);
     expect(deltas.at(-1)?.images.upserted.map((i) => i.id)).toEqual(['i2']);
+  });
+
+  it('keeps what an event said of a changed container, until a list reads it anew', async () => {
+    const { watcher } = watch(true);
+    await vi.advanceTimersByTimeAsync(0);
+    const stopped = { ...fakeContainer('c1', 'p1', { state: 'exited' }), nodeId: 'n1' };
+    client.emit({
+      containerId: 'c1',
+      type: 'stopped',
+      containers: [
+        {
+          ...stopped,
+          finishedAt: 4200,
+          exitCode: 137,
+          reason: 'OOMKilled',
+          message: '',
+          mounts: [],
+          logPath: '',
+          info: {},
+        },
+      ],
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(watcher.recentStatus('c1')).toEqual({
+      state: 'exited',
+      finishedAt: 4200,
+      exitCode: 137,
+      reason: 'OOMKilled',
+      message: '',
+    });
+    // The runtime started it again, unannounced: the check's list has the word now.
+    client.containers = [fakeContainer('c1', 'p1', { state: 'running' })];
+    watcher.refresh();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(watcher.recentStatus('c1')).toBeUndefined();
   });
 
   it('re-lists at the polling pace while a pod is not ready, whose removal may come unannounced', async () => {

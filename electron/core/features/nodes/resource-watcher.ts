@@ -6,7 +6,8 @@ import type { ContainerEvent, CriClient } from '../../base/cri';
 import { logger } from '../../base/log';
 import { TaskQueue } from '../../base/tasks';
 import { ChangeSet, applyEvents } from './apply-events';
-import { RowTable, containerVersion, imageVersion, podVersion } from './rows';
+import { RecentStatuses, type ContainerOutcome } from './recent-statuses';
+import { RowTable, sameContainerVersion, sameImageVersion, samePodVersion } from './rows';
 
 const watchLog = logger('nodes');
 
@@ -101,6 +102,7 @@ export class ResourceWatcher implements Disposable {
   private suspended = false;
   private readonly refreshed = new Set<() => void>();
   private imagesReadAt = 0;
+  private readonly statuses = new RecentStatuses();
 
   constructor(private readonly options: ResourceWatcherOptions) {
     this.timings = { ...defaultWatcherTimings, ...options.timings };
@@ -132,6 +134,7 @@ export class ResourceWatcher implements Disposable {
     this.suspended = true;
     this.events.clear();
     this.pendingEvents = [];
+    this.statuses.clear();
     this.clearTimers();
   }
 
@@ -145,6 +148,7 @@ export class ResourceWatcher implements Disposable {
     this.suspended = false;
     this.events.clear();
     this.pendingEvents = [];
+    this.statuses.clear();
     this.clearTimers();
     this.snapshot = undefined;
     this.generation += 1;
@@ -170,6 +174,14 @@ export class ResourceWatcher implements Disposable {
       this.refreshed.add(resolve);
       this.refresh(what);
     });
+  }
+
+  /**
+   * A container's status as a runtime event carried it lately (see RecentStatuses), or
+   * undefined: then only a ContainerStatus call says.
+   */
+  recentStatus(containerId: string): ContainerOutcome | undefined {
+    return this.statuses.get(containerId);
   }
 
   /** Ends every subscription with `error` (e.g. the node was disconnected). */
@@ -296,11 +308,12 @@ export class ResourceWatcher implements Disposable {
     const events = this.pendingEvents;
     this.pendingEvents = [];
     if (events.length === 0) return;
-    const { changes, unknownContainers, unknownPods } = applyEvents(
+    const { changes, unknownContainers, unknownPods, statuses } = applyEvents(
       snapshot,
       events,
       this.options.nodeId,
     );
+    for (const status of statuses) this.statuses.note(status);
     const delta = this.send(changes);
     // A pod just stopped: its removal may come unannounced (see scheduleNext).
     const stopped = delta?.pods.upserted.some((pod) => pod.state !== 'ready') ?? false;
@@ -331,7 +344,10 @@ export class ResourceWatcher implements Disposable {
       [...containers].forEach((id, index) => {
         const row = containerRows[index]?.find((container) => container.id === id);
         if (row === undefined) changes.removeContainer(snapshot, id);
-        else changes.putContainer(snapshot, { ...row, nodeId });
+        else if (changes.putContainer(snapshot, { ...row, nodeId })) {
+          // Read after the events that named it: newer than what they carried.
+          if (row.state !== this.statuses.get(id)?.state) this.statuses.forget(id);
+        }
       });
       this.send(changes);
     } catch {
@@ -390,9 +406,9 @@ export class ResourceWatcher implements Disposable {
     const [pods, containers, images] = lists;
     const tag = <T>(item: T) => ({ ...item, nodeId });
     const snapshot = this.snapshot ?? {
-      pods: new RowTable<PodSandbox>(podVersion),
-      containers: new RowTable<Container>(containerVersion),
-      images: new RowTable<Image>(imageVersion),
+      pods: new RowTable<PodSandbox>(samePodVersion),
+      containers: new RowTable<Container>(sameContainerVersion),
+      images: new RowTable<Image>(sameImageVersion),
     };
     const delta: ResourceDelta = {
       nodeId,
@@ -412,6 +428,9 @@ export class ResourceWatcher implements Disposable {
       return;
     }
     if (isEmpty(delta)) return;
+    // What the list found is newer than what an event said of those rows.
+    for (const row of delta.containers.upserted) this.statuses.forget(row.id);
+    for (const id of delta.containers.removed) this.statuses.forget(id);
     if (this.mode === 'events') {
       // The events should have said so: a missed event, or a runtime that doesn't send
       // every kind. Sent all the same; said in the log for Diagnostics.

@@ -1,28 +1,45 @@
 /**
- * Rows of a node's lists, each with a cheap version: what can change about a row as the
- * runtime reports it (a container's state; an image's tags and size). Ids, names, labels,
- * creation times are fixed for a row's life in the CRI, so two readings of a row with the
- * same version are the same row, and a re-list compares strings, not whole objects.
+ * Rows of a node's lists, each compared by a cheap version: what can change about a row as
+ * the runtime reports it (a container's state; an image's tags and size). Ids, names,
+ * labels, creation times are fixed for a row's life in the CRI, so two readings of a row
+ * with the same version are the same row, and a re-list compares a few fields, not whole
+ * objects. The fields are compared where they are (no version string is kept per row: at
+ * fleet size that was 50,000 strings, and one more made for every reading).
  */
 import type { Container, Image, OnNode, PodSandbox } from '../../../../shared/model';
 
-export function podVersion(pod: PodSandbox): string {
-  return `${pod.state} ${pod.createdAt} ${pod.attempt}`;
+export function samePodVersion(a: PodSandbox, b: PodSandbox): boolean {
+  return a.state === b.state && a.createdAt === b.createdAt && a.attempt === b.attempt;
 }
 
-export function containerVersion(container: Container): string {
-  return `${container.state} ${container.createdAt} ${container.attempt} ${container.imageRef}`;
+export function sameContainerVersion(a: Container, b: Container): boolean {
+  return (
+    a.state === b.state &&
+    a.createdAt === b.createdAt &&
+    a.attempt === b.attempt &&
+    a.imageRef === b.imageRef
+  );
 }
 
-export function imageVersion(image: Image): string {
-  return `${image.sizeBytes} ${image.pinned} ${image.repoTags.join(',')} ${image.repoDigests.join(',')} ${image.user ?? ''}`;
+export function sameImageVersion(a: Image, b: Image): boolean {
+  return (
+    a.sizeBytes === b.sizeBytes &&
+    a.pinned === b.pinned &&
+    (a.user ?? '') === (b.user ?? '') &&
+    sameStrings(a.repoTags, b.repoTags) &&
+    sameStrings(a.repoDigests, b.repoDigests)
+  );
 }
 
-/** One list of a node's rows, by id, with their versions. */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+/** One list of a node's rows, by id. */
 export class RowTable<T extends { readonly id: string }> {
-  private readonly rows = new Map<string, { row: OnNode<T>; version: string }>();
+  private readonly rows = new Map<string, OnNode<T>>();
 
-  constructor(private readonly versionOf: (row: T) => string) {}
+  constructor(private readonly sameVersion: (a: T, b: T) => boolean) {}
 
   get size(): number {
     return this.rows.size;
@@ -33,21 +50,19 @@ export class RowTable<T extends { readonly id: string }> {
   }
 
   get(id: string): OnNode<T> | undefined {
-    return this.rows.get(id)?.row;
+    return this.rows.get(id);
   }
 
   values(): OnNode<T>[] {
-    return [...this.rows.values()].map((entry) => entry.row);
+    return [...this.rows.values()];
   }
 
   /** Stores the row; true when it is new or its version moved (it must be sent). */
   put(row: OnNode<T>): boolean {
-    const version = this.versionOf(row);
     const before = this.rows.get(row.id);
-    this.rows.set(row.id, { row, version });
-    return before?.version !== version;
+    this.rows.set(row.id, row);
+    return before === undefined || !this.sameVersion(before, row);
   }
-
   /** True when the row was there. */
   delete(id: string): boolean {
     return this.rows.delete(id);

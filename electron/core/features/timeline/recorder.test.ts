@@ -86,6 +86,11 @@ class FakeNodes implements TimelineNodes {
   state: NodeStatus['state'] = 'connected';
   updates: 'events' | 'polling' = 'events';
   readonly details = new Map<string, Partial<ContainerDetail>>();
+  /** What the runtime's events said of a container (the watcher's RecentStatuses). */
+  readonly told = new Map<
+    string,
+    Pick<ContainerDetail, 'state' | 'reason' | 'message'> & Partial<ContainerDetail>
+  >();
   statusCalls = 0;
 
   statuses(): readonly NodeStatus[] {
@@ -121,6 +126,10 @@ class FakeNodes implements TimelineNodes {
         return Promise.resolve({ reason: '', message: '', ...detail } as ContainerDetail);
       },
     };
+  }
+
+  recentStatus(id: string, containerId: string) {
+    return id === nodeId ? this.told.get(containerId) : undefined;
   }
 
   send(change: ResourceDelta): void {
@@ -190,6 +199,67 @@ describe('TimelineRecorder', () => {
       source: 'events',
     });
     expect(recorder.list()[1]?.time).toBe(6100);
+  });
+
+  it('times a start and an exit from what the event said, without asking the runtime', async () => {
+    const recorder = await start();
+    nodes.send(delta({ reset: true, pods: [pod('p1')], containers: [container('c1', 'created')] }));
+    nodes.told.set('c1', { state: 'running', startedAt: 6100, reason: '', message: '' });
+    nodes.send(delta({ containers: [container('c1', 'running')] }, 6200));
+    await recorder.settled();
+    nodes.told.set('c1', {
+      state: 'exited',
+      startedAt: 6100,
+      finishedAt: 6900,
+      exitCode: 137,
+      reason: 'OOMKilled',
+      message: '',
+    });
+    nodes.send(delta({ containers: [container('c1', 'exited')] }, 7000));
+    // An event's word that does not fit the change (a poll found c2 exited): asked.
+    nodes.told.set('c2', { state: 'running', startedAt: 100, reason: '', message: '' });
+    nodes.details.set('c2', { startedAt: 100, finishedAt: 200, exitCode: 3 });
+    nodes.send(delta({ containers: [container('c2', 'exited')] }, 7100));
+    await recorder.settled();
+    expect(kinds(recorder.list())).toEqual([
+      'started:c1',
+      'exited:c1',
+      'created:c2',
+      'started:c2',
+      'exited:c2',
+    ]);
+    expect(recorder.list()[0]?.time).toBe(6100);
+    expect(recorder.list()[1]).toMatchObject({ time: 6900, exitCode: 137, reason: 'OOMKilled' });
+    expect(recorder.list()[4]).toMatchObject({ time: 200, exitCode: 3, reason: 'Error' });
+    expect(nodes.statusCalls).toBe(1);
+  });
+
+  it('appends new events to the file, and writes it anew within the cap once it is full', async () => {
+    const path = join(dir, timelineFileName);
+    const cap = 4000;
+    const recorder = await start({ maxFileBytes: cap });
+    nodes.send(delta({ reset: true, pods: [pod('p1')] }));
+    nodes.send(delta({ containers: [container('c0', 'created')] }));
+    await recorder.settled();
+    await recorder.saveNow();
+    const firstLines = (await readFile(path, 'utf8')).split('\n');
+    for (let index = 1; index < 40; index += 1) {
+      nodes.send(delta({ containers: [container(`c${index}`, 'created')] }));
+      await recorder.settled();
+      await recorder.saveNow();
+      const text = await readFile(path, 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(cap);
+      if (index === 1) expect(text.startsWith(firstLines.join('\n'))).toBe(true);
+    }
+    recorder.dispose();
+    const again = await start({ maxFileBytes: cap });
+    const held = again.list();
+    expect(held.at(-1)?.containerId).toBe('c39');
+    // Consecutive, newest last, none twice: what fitted.
+    const seqs = held.map((event) => event.seq);
+    expect(seqs).toEqual(seqs.map((_, at) => (seqs[0] ?? 0) + at));
+    expect(held.length).toBeGreaterThan(5);
+    expect(held.length).toBeLessThan(40);
   });
 
   it('records a container first seen exited by a poll as created, started and exited', async () => {

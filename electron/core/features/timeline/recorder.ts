@@ -38,7 +38,15 @@ export interface TimelineNodes {
   client(nodeId: string): {
     containerStatus(containerId: string): Promise<ContainerDetail>;
   };
+  /** A container's status as a runtime event carried it lately, or undefined. */
+  recentStatus(nodeId: string, containerId: string): ContainerRun | undefined;
 }
+
+/** What a start or an exit is recorded with: the container's status, or an event's part of it. */
+type ContainerRun = Pick<
+  ContainerDetail,
+  'state' | 'startedAt' | 'finishedAt' | 'exitCode' | 'reason' | 'message'
+>;
 
 export interface TimelineRecorderOptions {
   readonly nodes: TimelineNodes;
@@ -254,8 +262,16 @@ export class TimelineRecorder implements Disposable {
     if (delta.reset) entry.markWatched();
     if (transitions.length === 0 || this.disposed) return;
     const source = entry.updates;
-    const details = new Map<string, Promise<ContainerDetail | undefined>>();
-    const detail = (containerId: string) => {
+    const details = new Map<string, Promise<ContainerRun | undefined>>();
+    const detail = (containerId: string, kind: 'started' | 'exited') => {
+      // The event that made the change said how it ran: asked only when it did not (polls).
+      const told = this.options.nodes.recentStatus(nodeId, containerId);
+      if (
+        told !== undefined &&
+        (kind === 'started' ? told.state !== 'created' : told.state === 'exited')
+      ) {
+        return Promise.resolve(told);
+      }
       let read = details.get(containerId);
       if (read === undefined) {
         read = this.statusReads
@@ -277,7 +293,7 @@ export class TimelineRecorder implements Disposable {
     nodeId: string,
     source: 'events' | 'polling',
     transition: Transition,
-    detail: (containerId: string) => Promise<ContainerDetail | undefined>,
+    detail: (containerId: string, kind: 'started' | 'exited') => Promise<ContainerRun | undefined>,
   ): Promise<TimelineEvent | undefined> {
     const { container, ...rest } = transition;
     const base = {
@@ -294,13 +310,13 @@ export class TimelineRecorder implements Disposable {
     };
     if (container === undefined) return base;
     if (transition.kind === 'started') {
-      const status = await detail(container.id);
+      const status = await detail(container.id, 'started');
       // Seen first exited, and the runtime says it never ran: no start to record.
       if (status !== undefined && status.startedAt === undefined) return undefined;
       return { ...base, time: status?.startedAt ?? base.time };
     }
     if (transition.kind === 'exited') {
-      const status = await detail(container.id);
+      const status = await detail(container.id, 'exited');
       if (status === undefined) return base;
       return {
         ...base,
@@ -341,7 +357,7 @@ export class TimelineRecorder implements Disposable {
 }
 
 /** The runtime's reason, or the kubelet's words for an exit it leaves unexplained. */
-function exitReason(status: ContainerDetail): string {
+function exitReason(status: ContainerRun): string {
   if (status.reason !== '') return status.reason;
   if (status.exitCode === undefined) return '';
   return status.exitCode === 0 ? 'Completed' : 'Error';
