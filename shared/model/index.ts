@@ -22,4 +22,4 @@ export { fanoutLimits } from './fanout';
 export type * from './files';
 export { filesLimits } from './files';
 export type * from './timeline';
-export { timelineJsonLines, timelineKinds, timelineLimits, trimTimeline } from './timeline';
+export { BoundedTimeline, timelineJsonLines, timelineKinds, timelineLimits } from './timeline';

@@ -62,7 +62,7 @@ export interface TimelineUpdate {
 }
 
 export const timelineLimits = {
-  /** Events held in memory, in the core and in a view (see trimTimeline for which go). */
+  /** Events held in memory, in the core and in a view (see BoundedTimeline for which go). */
   maxEvents: 10_000,
   /** The file in the config directory: the oldest events are left out to stay under it. */
   maxFileBytes: 4 * 1024 * 1024,
@@ -71,60 +71,54 @@ export const timelineLimits = {
 } as const;
 
 /**
- * The events kept when there are more than `max`, in their order. The excess goes from the
- * nodes that hold the most, each losing its oldest, so that a noisy node (a crash loop, a
- * busy CI node) can't push a quiet node's history out: every node keeps at least an even
- * share. The core and a view trim with this one rule, so both keep the same events.
+ * The events kept, at most `max`, oldest first. When a batch brings more, the node holding
+ * the most loses its oldest event, one at a time (among nodes holding as many, the one whose
+ * id sorts last), so a noisy node (a crash loop, a busy CI node) can't push a quiet node's
+ * history out. The core and a view keep their events with this one rule and the same
+ * batches, so both keep the same events. An eviction costs O(nodes + events held), not a
+ * recount: a fleet evicts a few events a second once full.
  */
-export function trimTimeline(events: readonly TimelineEvent[], max: number): TimelineEvent[] {
-  const excess = events.length - Math.max(0, max);
-  if (excess <= 0) return [...events];
-  const keep = keptPerNode(countByNode(events), excess);
-  const seen = new Map<string, number>();
-  const kept: TimelineEvent[] = [];
-  // Newest first, so that each node's newest `keep` events are the ones kept.
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index];
-    if (event === undefined) continue;
-    const count = seen.get(event.nodeId) ?? 0;
-    if (count >= (keep.get(event.nodeId) ?? Infinity)) continue;
-    seen.set(event.nodeId, count + 1);
-    kept.push(event);
-  }
-  return kept.reverse();
-}
+export class BoundedTimeline {
+  private items: TimelineEvent[] = [];
+  private readonly counts = new Map<string, number>();
 
-function countByNode(events: readonly TimelineEvent[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const event of events) counts.set(event.nodeId, (counts.get(event.nodeId) ?? 0) + 1);
-  return counts;
-}
+  constructor(private readonly max: number) {}
 
-/**
- * How many events each node may keep so that `excess` go, taken from the largest counts
- * down (water-filling): the k largest are lowered to one level, the first k for which
- * lowering them to the next count would remove enough. Nodes not in the result keep all.
- */
-function keptPerNode(counts: ReadonlyMap<string, number>, excess: number): Map<string, number> {
-  // Largest first; ties by node id, so that every caller picks the same nodes.
-  const sorted = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
-  let total = 0;
-  let k = 0;
-  while (k < sorted.length) {
-    total += sorted[k]?.[1] ?? 0;
-    k += 1;
-    const next = sorted[k]?.[1] ?? 0;
-    if (total - k * next >= excess) break;
+  /** What is kept, oldest first. The array changes with add: copy it to keep a view of it. */
+  get events(): readonly TimelineEvent[] {
+    return this.items;
   }
-  const remaining = total - excess;
-  const level = Math.floor(remaining / k);
-  let extra = remaining - level * k;
-  const keep = new Map<string, number>();
-  for (const [nodeId] of sorted.slice(0, k)) {
-    keep.set(nodeId, level + (extra > 0 ? 1 : 0));
-    extra -= 1;
+
+  /** Keeps only these (trimmed by the rule as if added in one batch). */
+  reset(events: readonly TimelineEvent[]): void {
+    this.items = [];
+    this.counts.clear();
+    this.add(events);
   }
-  return keep;
+
+  add(events: readonly TimelineEvent[]): void {
+    for (const event of events) {
+      this.items.push(event);
+      this.counts.set(event.nodeId, (this.counts.get(event.nodeId) ?? 0) + 1);
+    }
+    while (this.items.length > Math.max(0, this.max)) this.evictOne();
+  }
+
+  private evictOne(): void {
+    let noisiest: string | undefined;
+    let most = 0;
+    for (const [nodeId, count] of this.counts) {
+      if (count > most || (count === most && noisiest !== undefined && nodeId > noisiest)) {
+        noisiest = nodeId;
+        most = count;
+      }
+    }
+    const index = this.items.findIndex((event) => event.nodeId === noisiest);
+    if (noisiest === undefined || index < 0) return;
+    this.items.splice(index, 1);
+    if (most === 1) this.counts.delete(noisiest);
+    else this.counts.set(noisiest, most - 1);
+  }
 }
 
 /** The events as JSON lines, one object per event, oldest first as given. */

@@ -6,15 +6,15 @@
  * a start or an exit is timed, and an exit explained (code, reason), by ContainerStatus.
  *
  * Bounded: `maxEvents` are kept in memory, the oldest of the nodes holding the most going
- * first (trimTimeline), and the file keeps the newest that fit under its cap. The file is
+ * first (BoundedTimeline), and the file keeps the newest that fit under its cap. The file is
  * written a moment after a change (batched), and on dispose.
  */
 import type { EventSink } from '../../../../shared/contract';
 import { toAppErrorData } from '../../../../shared/errors';
 import { DisposableStore, toDisposable, type Disposable } from '../../../../shared/lifecycle';
 import {
+  BoundedTimeline,
   timelineLimits,
-  trimTimeline,
   type ContainerDetail,
   type NodeStatus,
   type NodesDelta,
@@ -72,7 +72,7 @@ interface NodeEntry {
 export class TimelineRecorder implements Disposable {
   /** Resolves once the history is loaded: nodes are followed from then on. */
   readonly ready: Promise<void>;
-  private events: TimelineEvent[] = [];
+  private readonly kept: BoundedTimeline;
   private seq = 0;
   private readonly sinks = new Set<EventSink<TimelineUpdate>>();
   private readonly nodeEntries = new Map<string, NodeEntry>();
@@ -80,7 +80,6 @@ export class TimelineRecorder implements Disposable {
   /** ContainerStatus reads, a few at a time across the fleet. */
   private readonly statusReads = new TaskQueue(4);
   private readonly file: TimelineFile;
-  private readonly maxEvents: number;
   private readonly saveDelayMs: number;
   private readonly now: () => number;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -90,7 +89,7 @@ export class TimelineRecorder implements Disposable {
   private disposed = false;
 
   constructor(private readonly options: TimelineRecorderOptions) {
-    this.maxEvents = options.maxEvents ?? timelineLimits.maxEvents;
+    this.kept = new BoundedTimeline(options.maxEvents ?? timelineLimits.maxEvents);
     this.saveDelayMs = options.saveDelayMs ?? 2000;
     this.now = options.now ?? Date.now;
     this.file = new TimelineFile(
@@ -110,7 +109,7 @@ export class TimelineRecorder implements Disposable {
 
   /** The events kept, oldest first. */
   list(): readonly TimelineEvent[] {
-    return this.events;
+    return this.kept.events;
   }
 
   /** Resolves once every delta received so far is recorded. */
@@ -131,7 +130,7 @@ export class TimelineRecorder implements Disposable {
   /** Forgets every event, in memory and in the file. */
   async clear(): Promise<void> {
     await this.ready;
-    this.events = [];
+    this.kept.reset([]);
     for (const sink of [...this.sinks]) sink.next({ reset: true, events: [] });
     await this.saveNow();
   }
@@ -150,7 +149,7 @@ export class TimelineRecorder implements Disposable {
       try {
         do {
           this.saveAgain = false;
-          await this.file.save(this.events);
+          await this.file.save(this.kept.events);
         } while (this.saveAgain);
       } finally {
         this.saving = undefined;
@@ -172,7 +171,7 @@ export class TimelineRecorder implements Disposable {
       clearTimeout(this.saveTimer);
       this.saveTimer = undefined;
       try {
-        this.file.saveSync(this.events);
+        this.file.saveSync(this.kept.events);
       } catch (error) {
         timelineLog.warn('The timeline could not be saved.', error);
       }
@@ -185,8 +184,8 @@ export class TimelineRecorder implements Disposable {
     const { events, warnings } = await this.file.load();
     for (const warning of warnings) timelineLog.warn(warning);
     if (this.disposed) return;
-    this.events = trimTimeline(events, this.maxEvents);
-    this.seq = this.events.reduce((max, event) => Math.max(max, event.seq), 0);
+    this.kept.reset(events);
+    this.seq = this.kept.events.reduce((max, event) => Math.max(max, event.seq), 0);
     this.loaded = true;
     for (const sink of [...this.sinks]) this.sendAll(sink);
     for (const status of this.options.nodes.statuses()) this.follow(status);
@@ -222,7 +221,7 @@ export class TimelineRecorder implements Disposable {
     let entry = this.nodeEntries.get(nodeId);
     if (entry === undefined) {
       const tracker = new NodeTracker();
-      tracker.seed(this.events.filter((event) => event.nodeId === nodeId));
+      tracker.seed(this.kept.events.filter((event) => event.nodeId === nodeId));
       let markWatched = (): void => undefined;
       const watched = new Promise<void>((resolve) => (markWatched = resolve));
       entry = {
@@ -331,9 +330,7 @@ export class TimelineRecorder implements Disposable {
 
   private append(events: TimelineEvent[]): void {
     const numbered = events.map((event) => ({ ...event, seq: (this.seq += 1) }));
-    this.events.push(...numbered);
-    if (this.events.length > this.maxEvents)
-      this.events = trimTimeline(this.events, this.maxEvents);
+    this.kept.add(numbered);
     const update: TimelineUpdate = { reset: false, events: numbered };
     for (const sink of [...this.sinks]) sink.next(update);
     this.scheduleSave();
@@ -341,9 +338,9 @@ export class TimelineRecorder implements Disposable {
 
   private sendAll(sink: EventSink<TimelineUpdate>): void {
     const { resetChunk } = timelineLimits;
-    if (this.events.length === 0) sink.next({ reset: true, events: [] });
-    for (let start = 0; start < this.events.length; start += resetChunk) {
-      sink.next({ reset: start === 0, events: this.events.slice(start, start + resetChunk) });
+    if (this.kept.events.length === 0) sink.next({ reset: true, events: [] });
+    for (let start = 0; start < this.kept.events.length; start += resetChunk) {
+      sink.next({ reset: start === 0, events: this.kept.events.slice(start, start + resetChunk) });
     }
   }
 

@@ -5,9 +5,9 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import {
+  BoundedTimeline,
   timelineJsonLines,
   timelineLimits,
-  trimTimeline,
   type TimelineEvent,
   type TimelineUpdate,
 } from '../../../../shared/model';
@@ -39,6 +39,8 @@ const defaultZoom = 2;
 
 export class TimelineController implements Disposable {
   readonly store: StoreApi<TimelineState>;
+  /** The events as the core keeps them, by its rule (the store holds a copy). */
+  private readonly kept = new BoundedTimeline(timelineLimits.maxEvents);
   private subscription: Disposable | undefined;
 
   constructor(private readonly model: AppModel) {
@@ -136,10 +138,10 @@ export class TimelineController implements Disposable {
   }
 
   private onUpdate(update: TimelineUpdate): void {
-    const kept = update.reset ? [] : this.state.events;
-    // The core's rule, so the view keeps the events the core keeps.
-    const events = trimTimeline([...kept, ...update.events], timelineLimits.maxEvents);
-    this.store.setState({ events, loaded: true });
+    if (update.reset) this.kept.reset(update.events);
+    else this.kept.add(update.events);
+    // A copy: the store's readers compare by reference.
+    this.store.setState({ events: [...this.kept.events], loaded: true });
   }
 }
 
