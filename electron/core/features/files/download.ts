@@ -3,26 +3,27 @@
  * streamed to whoever fetches the transfer's address (the browser-mode host, Electron's
  * app protocol), with backpressure all the way: the SPDY stream is paused while the
  * page's download is behind, so nothing is held whole. A single file is taken out of its
- * tar on the way, so the user gets the file itself, hashed as it arrives and checked
- * against the container's sha256sum before the body ends.
+ * tar on the way (tar-file.ts), so the user gets the file itself, hashed as it arrives and
+ * checked against the container's sha256sum, run beside the stream, before the body ends.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { PassThrough, Readable, type Transform } from 'node:stream';
-import { extract } from 'tar-stream';
+import type { Duplex, Readable } from 'node:stream';
 import { AppError, isAppError } from '../../../../shared/errors';
 import type { FilesDownloadRequest } from '../../../../shared/model';
 import { shellQuote } from '../../../../shared/shell';
 import type { RemoteCommand } from '../../base/streaming';
 import type { Access } from './access';
+import { JoiningPassThrough } from './body';
 import { containerPath, defaultPath, describeFailure } from './listing';
 import { TransferRecord } from './progress';
+import { TarFileStream } from './tar-file';
 import {
   cancelled,
   checksumTimeoutSeconds,
   quiet,
   statTimeoutSeconds,
-  StderrTail,
+  OutputTail,
   tooLarge,
   Transfer,
   type EndState,
@@ -44,7 +45,9 @@ export class Download extends Transfer {
   readonly kind = 'download';
   private timer: NodeJS.Timeout | undefined;
   private remote: RemoteCommand | undefined;
-  private body: Transform | undefined;
+  private body: Duplex | undefined;
+  /** Stops the container's checksum of a download that ended without it. */
+  private readonly checking = new AbortController();
 
   private constructor(
     context: TransferContext,
@@ -209,12 +212,16 @@ export class Download extends Transfer {
     });
     const hash = isDirectory ? undefined : createHash('sha256');
     // The body the page reads; backpressure pauses the source once it is full.
-    const counter = new PassThrough({ highWaterMark: 256 * 1024 });
+    const counter = new JoiningPassThrough();
     this.body = counter;
-    const stderr = new StderrTail(remote.stderr);
+    const stderr = new OutputTail(remote.stderr);
     const stdout = remote.stdout!;
     // The bytes of the one file, out of its tar (a file download comes as the file itself).
     const source = isDirectory || !access.tar ? stdout : fileOutOfTar(stdout);
+    // The container's sha256sum reads the file beside the stream, not after it (which cost
+    // a second read on the clock); what arrived is compared with it once whole, and a file
+    // changed meanwhile still shows as a mismatch.
+    const theirs = hash !== undefined ? this.containerSha256() : undefined;
     let sourceEnded = false;
     const sourceDone = new Promise<void>((resolve, reject) => {
       source.once('end', () => {
@@ -253,7 +260,7 @@ export class Download extends Transfer {
         await sourceDone;
         if (!sourceEnded)
           throw new AppError({ code: 'internal', message: 'The stream ended early.' });
-        if (hash !== undefined) await this.verify(hash.digest('hex'));
+        if (hash !== undefined) this.verify(hash.digest('hex'), await theirs);
         if (this.record.ended) return;
         this.end('done');
         counter.end();
@@ -275,25 +282,29 @@ export class Download extends Transfer {
 
   protected released(state: EndState, error: unknown, release: boolean): void {
     clearTimeout(this.timer);
+    this.checking.abort();
     if (state !== 'done') this.body?.destroy(isAppError(error) ? error : cancelled());
     if (release) this.remote?.dispose();
   }
 
-  private async verify(sha256: string): Promise<void> {
-    if (!this.access.sha256) {
-      this.record.checksum(sha256, 'unchecked');
-      return;
-    }
+  /** The file's sha256 as the container computes it; undefined where it can't. */
+  private async containerSha256(): Promise<string | undefined> {
+    if (!this.access.sha256) return undefined;
     const result = await this.context.nodes
       .client(this.nodeId)
       .execSync(
         this.access.execIn,
         [this.access.paths.sha256sum, this.target],
         checksumTimeoutSeconds,
+        { signal: this.checking.signal },
       )
       .catch(() => undefined);
-    const theirs =
-      result?.exitCode === 0 ? new TextDecoder().decode(result.stdout).split(' ')[0] : undefined;
+    return result?.exitCode === 0
+      ? new TextDecoder().decode(result.stdout).split(' ')[0]
+      : undefined;
+  }
+
+  private verify(sha256: string, theirs: string | undefined): void {
     if (theirs === undefined) {
       this.record.checksum(sha256, 'unchecked');
       return;
@@ -330,24 +341,11 @@ async function estimate(
   return Number.isFinite(kib) && kib > 0 ? kib * 1024 : undefined;
 }
 
-/** The first regular file's bytes out of a tar stream (the rest is drained). */
+/** The file's bytes out of the tar on stdout; an error of stdout ends them too. */
 function fileOutOfTar(tar: Readable): Readable {
-  const unpack = extract();
-  tar.on('error', (error: Error) => unpack.destroy(error));
-  tar.pipe(unpack);
-  async function* file(): AsyncGenerator<Buffer> {
-    let found = false;
-    for await (const entry of unpack) {
-      if (!found && entry.header.type === 'file') {
-        found = true;
-        for await (const chunk of entry) yield chunk as Buffer;
-      } else {
-        entry.resume();
-      }
-    }
-    if (!found) throw new AppError({ code: 'internal', message: 'tar sent no file.' });
-  }
-  return Readable.from(file(), { objectMode: false, highWaterMark: 256 * 1024 });
+  const file = new TarFileStream();
+  tar.on('error', (error: Error) => file.destroy(error));
+  return tar.pipe(file);
 }
 
 function crictlDownload(

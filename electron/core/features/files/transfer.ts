@@ -78,8 +78,8 @@ export abstract class Transfer {
   protected abstract released(state: EndState, error: unknown, release: boolean): void;
 }
 
-/** The first few KiB of an exec's stderr, for the error in words. */
-export class StderrTail {
+/** The first few KiB of an exec's output: stderr for the error in words, a script's answer. */
+export class OutputTail {
   private chunks: Buffer[] = [];
   private size = 0;
 

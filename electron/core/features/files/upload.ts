@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
+import { Transform } from 'node:stream';
 import { pack, type Pack } from 'tar-stream';
 import { AppError } from '../../../../shared/errors';
 import type { FilesUploadRequest } from '../../../../shared/model';
@@ -21,7 +22,7 @@ import {
   checksumTimeoutSeconds,
   errorMessage,
   quiet,
-  StderrTail,
+  OutputTail,
   tooLarge,
   Transfer,
   type EndState,
@@ -29,6 +30,9 @@ import {
 } from './transfer';
 
 const filesLog = logger('files');
+
+/** What one write may leave queued in the core before it waits. */
+const queuedLimit = 4 * 1024 * 1024;
 
 const uploadScript = [
   defaultPath,
@@ -68,8 +72,6 @@ interface Sink {
   write(data: Buffer): boolean;
   end(data?: never): unknown;
   destroy(): void;
-  on(event: 'drain' | 'close', listener: () => void): unknown;
-  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 /** The request's files, checked, and within the bytes one transfer may move. */
@@ -85,7 +87,15 @@ export function uploadFiles(request: FilesUploadRequest, maxBytes: number): Uplo
 
 export class Upload extends Transfer {
   readonly kind = 'upload';
-  private readonly stderr: StderrTail;
+  private readonly stderr: OutputTail;
+  /** Between the tar stream and stdin: counts what went on, and wakes a waiting write. */
+  private readonly passing = new Transform({
+    transform: (chunk: Buffer, _encoding, done) => {
+      this.passed += chunk.byteLength;
+      this.wake();
+      done(null, chunk);
+    },
+  });
   /** The file being written, its entry and the bytes still due. */
   private index = -1;
   private entry: Sink | undefined;
@@ -93,6 +103,11 @@ export class Upload extends Transfer {
   private readonly hashes: string[] = [];
   private hash: ReturnType<typeof createHash> | undefined;
   private writing = false;
+  /** Bytes written, and passed on towards stdin (tar mode): what a write leaves queued. */
+  private written = 0;
+  private passed = 0;
+  private exited = false;
+  private waiter: (() => void) | undefined;
 
   private constructor(
     context: TransferContext,
@@ -106,7 +121,13 @@ export class Upload extends Transfer {
     private readonly pack: Pack | undefined,
   ) {
     super(context, record, nodeId, access);
-    this.stderr = new StderrTail(remote.stderr);
+    this.stderr = new OutputTail(remote.stderr);
+    remote.stdin?.on('drain', () => this.wake());
+    const exited = (): void => {
+      this.exited = true;
+      this.wake();
+    };
+    remote.result.then(exited, exited);
   }
 
   /** Starts the exec that unpacks; the bytes follow with `write`. */
@@ -204,10 +225,6 @@ export class Upload extends Transfer {
     quiet(remote);
     remote.stdout?.resume();
     const tarPack = access.tar ? pack() : undefined;
-    if (tarPack !== undefined) {
-      tarPack.on('error', () => undefined);
-      tarPack.pipe(remote.stdin!);
-    }
     const upload = new Upload(
       context,
       record,
@@ -219,6 +236,10 @@ export class Upload extends Transfer {
       tarPack,
     );
     built.upload = upload;
+    if (tarPack !== undefined) {
+      tarPack.on('error', () => undefined);
+      tarPack.pipe(upload.passing).pipe(remote.stdin!);
+    }
     upload.session = session;
     record.running();
     upload.nextFile();
@@ -254,8 +275,15 @@ export class Upload extends Transfer {
         this.context.progressed();
         const sink: Sink = this.entry ?? this.remote.stdin!;
         const buffer = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-        if (!sink.write(buffer)) await this.drained(sink);
+        sink.write(buffer);
+        this.written += buffer.byteLength;
         if (this.due === 0) this.nextFile();
+      }
+      // Resolved with a few MiB still queued: the page's next write is on its way while
+      // these flush, and what the core holds stays bounded.
+      while (this.queued() > queuedLimit && !this.exited) {
+        await new Promise<void>((resolve) => (this.waiter = resolve));
+        if (this.record.ended) throw this.endedError();
       }
     } finally {
       this.writing = false;
@@ -294,6 +322,7 @@ export class Upload extends Transfer {
   }
 
   protected released(_state: EndState, _error: unknown, release: boolean): void {
+    this.wake();
     if (release) this.remote.dispose();
   }
 
@@ -320,17 +349,17 @@ export class Upload extends Transfer {
     if (file.size === 0) this.nextFile();
   }
 
-  private drained(sink: Sink): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const done = (): void => {
-        sink.off('drain', done);
-        sink.off('close', done);
-        if (this.record.ended) reject(this.endedError());
-        else resolve();
-      };
-      sink.on('drain', done);
-      sink.on('close', done);
-    });
+  /** Bytes written but not yet on their way to the container. */
+  private queued(): number {
+    return this.pack !== undefined
+      ? this.written - this.passed
+      : (this.remote.stdin?.writableLength ?? 0);
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
   }
 
   /** Ends stdin short (tar then fails, and the script removes what it unpacked). */
@@ -338,6 +367,7 @@ export class Upload extends Transfer {
     if (!this.end(state, error, false)) return;
     this.entry?.destroy();
     this.pack?.destroy();
+    this.passing.destroy();
     try {
       this.remote.stdin?.end();
     } catch {
