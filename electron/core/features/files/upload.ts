@@ -34,13 +34,22 @@ const filesLog = logger('files');
 /** What one write may leave queued in the core before it waits. */
 const queuedLimit = 4 * 1024 * 1024;
 
+/**
+ * A script that gives up before stdin's end reads the rest away first. The runtime sends
+ * an exec's status only once it has copied all of stdin, and a process that is gone reads
+ * none of it: the copy, and so the upload, would wait forever (tar out of space, a
+ * directory it may not write to).
+ */
+const drainOnFailure = 'fail() { cat > /dev/null; exit "$1"; }';
+
 const uploadScript = [
   defaultPath,
+  drainOnFailure,
   'd="$1"',
-  't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || exit 3',
+  't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || fail 3',
   'trap \'rm -rf "$t"\' EXIT',
   "trap 'exit 130' INT TERM HUP PIPE",
-  'tar -xf - -C "$t" || exit 4',
+  'tar -xf - -C "$t" || fail 4',
   'for f in "$t"/* "$t"/.[!.]* "$t"/..?*; do',
   '  if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi',
   '  n=${f##*/}',
@@ -53,11 +62,12 @@ const uploadScript = [
 /** Without tar: one file through cat, kept only when every byte arrived. */
 const catUploadScript = [
   defaultPath,
+  drainOnFailure,
   'p="$1"',
   't="$p.porthole-part"',
   'trap \'rm -f "$t"\' EXIT',
   "trap 'exit 130' INT TERM HUP PIPE",
-  'cat > "$t" || exit 4',
+  'cat > "$t" || fail 4',
   '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
   'mv -f "$t" "$p" || exit 5',
 ].join('\n');
