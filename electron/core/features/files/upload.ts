@@ -270,6 +270,7 @@ export class Upload extends Transfer {
       let offset = 0;
       while (offset < data.byteLength) {
         if (this.record.ended) throw this.endedError();
+        if (this.exited) await this.endedEarly();
         if (this.due === 0) {
           throw new AppError({
             code: 'invalid-argument',
@@ -291,9 +292,10 @@ export class Upload extends Transfer {
       }
       // Resolved with a few MiB still queued: the page's next write is on its way while
       // these flush, and what the core holds stays bounded.
-      while (this.queued() > queuedLimit && !this.exited) {
+      while (this.queued() > queuedLimit) {
         await new Promise<void>((resolve) => (this.waiter = resolve));
         if (this.record.ended) throw this.endedError();
+        if (this.exited) await this.endedEarly();
       }
     } finally {
       this.writing = false;
@@ -315,10 +317,7 @@ export class Upload extends Transfer {
     if (this.pack !== undefined) this.pack.finalize();
     else this.remote.closeStdin();
     try {
-      const result = await this.remote.result;
-      if (result.exitCode !== 0) {
-        throw describeFailure(this.stderr.text || result.message, this.directory, 'uploading to');
-      }
+      await this.outcome();
       await this.verify();
       this.end('done');
     } catch (error) {
@@ -329,6 +328,32 @@ export class Upload extends Transfer {
 
   cancel(error: AppError): Promise<void> {
     return this.abort('cancelled', error);
+  }
+
+  /** The exec's exit, in words when it failed. */
+  private async outcome(): Promise<void> {
+    const result = await this.remote.result;
+    if (result.exitCode !== 0) {
+      throw describeFailure(this.stderr.text || result.message, this.directory, 'uploading to');
+    }
+  }
+
+  /**
+   * The exec ended before every byte was written (killed, the container stopped): the
+   * upload ends with why, rather than queue the rest of it where nothing reads.
+   */
+  private async endedEarly(): Promise<never> {
+    let error: unknown = new AppError({
+      code: 'internal',
+      message: 'The container stopped taking the upload before its end: nothing was kept.',
+    });
+    try {
+      await this.outcome();
+    } catch (reason) {
+      error = reason;
+    }
+    this.end('failed', error);
+    throw this.endedError();
   }
 
   protected released(_state: EndState, _error: unknown, release: boolean): void {
