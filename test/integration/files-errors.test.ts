@@ -15,6 +15,7 @@ import { createCore, type Core } from '../../electron/core/composition';
 import { filesLimits, type FileTransfer } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';
+import { shellIn, transferOf } from '../support/files';
 import {
   busyboxContainerConfig,
   createLabContainer,
@@ -49,21 +50,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     let root = '';
     let user = '';
 
-    const exec = async (containerId: string, script: string): Promise<string> => {
-      const result = await cri.execSync(containerId, ['sh', '-c', script], 60);
-      if (result.exitCode !== 0) {
-        throw new Error(`${script} failed: ${Buffer.from(result.stderr).toString()}`);
-      }
-      return Buffer.from(result.stdout).toString('utf8');
-    };
-
-    const transfer = async (id: string): Promise<FileTransfer | undefined> =>
-      new Promise((resolve) => {
-        const subscription = client.subscribe('transfers', undefined, (list) => {
-          subscription.dispose();
-          resolve(list.find((t) => t.transferId === id));
-        });
-      });
+    const exec = shellIn(() => cri);
+    const transfer = (id: string): Promise<FileTransfer | undefined> => transferOf(client, id);
 
     /** Uploads `size` zero bytes as one file; the error `finish` rejects with. */
     const failedUpload = async (containerId: string, directory: string, size: number) => {

@@ -15,6 +15,7 @@ import { createCore, type Core } from '../../electron/core/composition';
 import { filesLimits, type FileTransfer, type SshNodeProfile } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';
+import { shellIn, transferOf, until } from '../support/files';
 import {
   busyboxContainerConfig,
   createLabContainer,
@@ -37,30 +38,9 @@ let profile: SshNodeProfile;
 let podId = '';
 let box = '';
 
-async function exec(script: string): Promise<string> {
-  const result = await cri.execSync(box, ['sh', '-c', script], 60);
-  if (result.exitCode !== 0) {
-    throw new Error(`${script} failed: ${Buffer.from(result.stderr).toString()}`);
-  }
-  return Buffer.from(result.stdout).toString('utf8');
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function transfer(id: string): Promise<FileTransfer | undefined> {
-  return new Promise((resolve) => {
-    const subscription = client.subscribe('transfers', undefined, (list) => {
-      subscription.dispose();
-      resolve(list.find((t) => t.transferId === id));
-    });
-  });
-}
+const shell = shellIn(() => cri);
+const exec = (script: string): Promise<string> => shell(box, script);
+const transfer = (id: string): Promise<FileTransfer | undefined> => transferOf(client, id);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'porthole-files-ssh-'));
