@@ -341,8 +341,9 @@ export interface FilesService {
   upload(request: FilesUploadRequest): Promise<FileTransfer>;
   /**
    * The next bytes of the upload, in the order of its files (at most
-   * `filesLimits.maxChunkBytes`). Resolves once the container has taken them, so one
-   * write at a time keeps memory bounded.
+   * `filesLimits.maxChunkBytes`); they are the core's once passed. Resolves once at most a
+   * few MiB wait in the core to go to the container, so one write at a time keeps memory
+   * bounded while the next is already on its way.
    */
   write(transferId: string, data: Uint8Array): Promise<void>;
   /** Every byte was written: resolves with the transfer once the container unpacked it. */

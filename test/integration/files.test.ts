@@ -17,6 +17,7 @@ import { createCore, type Core } from '../../electron/core/composition';
 import { filesLimits, type FileTransfer, type SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';
+import { shellIn, transferOf, until } from '../support/files';
 import {
   busyboxContainerConfig,
   createLabContainer,
@@ -40,14 +41,6 @@ const treeScript = [
   'ln -s "with space.txt" /data/tree/link',
   `head -c ${bigSize} /dev/urandom > /data/big`,
 ].join('\n');
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Reads a download's body through, hashing it (the bytes are never held whole). */
 async function drain(body: Readable): Promise<{ bytes: number; sha256: string }> {
@@ -97,21 +90,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     let noTar = '';
     let noShell = '';
 
-    const exec = async (containerId: string, script: string): Promise<string> => {
-      const result = await cri.execSync(containerId, ['sh', '-c', script], 60);
-      if (result.exitCode !== 0) {
-        throw new Error(`${script} failed: ${Buffer.from(result.stderr).toString()}`);
-      }
-      return Buffer.from(result.stdout).toString('utf8');
-    };
-
-    const transfer = async (id: string): Promise<FileTransfer | undefined> =>
-      new Promise((resolve) => {
-        const subscription = client.subscribe('transfers', undefined, (list) => {
-          subscription.dispose();
-          resolve(list.find((t) => t.transferId === id));
-        });
-      });
+    const exec = shellIn(() => cri);
+    const transfer = (id: string): Promise<FileTransfer | undefined> => transferOf(client, id);
 
     /** The monitor's session of a transfer, found by what it says moves. */
     const sessionOf = async (detail: string): Promise<SessionSnapshot | undefined> =>

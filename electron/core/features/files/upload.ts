@@ -1,0 +1,480 @@
+/**
+ * One upload: a tar stream built from the page's writes into `tar -x` on an exec's stdin
+ * (or `cat` for one file without tar), unpacked into a hidden directory beside the target
+ * and moved into place only once whole, so a failure or cancel leaves nothing
+ * half-written. Each file is hashed as it is written and checked against the container's
+ * sha256sum once unpacked.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import { Transform } from 'node:stream';
+import { pack, type Pack } from 'tar-stream';
+import { AppError } from '../../../../shared/errors';
+import type { FilesUploadRequest } from '../../../../shared/model';
+import { shellQuote } from '../../../../shared/shell';
+import { logger } from '../../base/log';
+import type { RemoteCommand } from '../../base/streaming';
+import type { Access } from './access';
+import { defaultPath, describeFailure } from './listing';
+import { TransferRecord } from './progress';
+import {
+  cancelled,
+  checksumTimeoutSeconds,
+  errorMessage,
+  quiet,
+  OutputTail,
+  tooLarge,
+  Transfer,
+  type EndState,
+  type TransferContext,
+} from './transfer';
+
+const filesLog = logger('files');
+
+/** What one write may leave queued in the core before it waits. */
+const queuedLimit = 4 * 1024 * 1024;
+
+/**
+ * A script that gives up before stdin's end reads the rest away first. The runtime sends
+ * an exec's status only once it has copied all of stdin, and a process that is gone reads
+ * none of it: the copy, and so the upload, would wait forever (tar out of space, a
+ * directory it may not write to).
+ */
+const drainOnFailure = 'fail() { cat > /dev/null; exit "$1"; }';
+
+const uploadScript = [
+  defaultPath,
+  drainOnFailure,
+  'd="$1"',
+  't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || fail 3',
+  'trap \'rm -rf "$t"\' EXIT',
+  "trap 'exit 130' INT TERM HUP PIPE",
+  'tar -xf - -C "$t" || fail 4',
+  'for f in "$t"/* "$t"/.[!.]* "$t"/..?*; do',
+  '  if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi',
+  '  n=${f##*/}',
+  '  if [ -d "$f" ] && [ -d "$d/$n" ] && [ ! -L "$d/$n" ]; then cp -a "$f/." "$d/$n/" || exit 5',
+  '  elif [ -d "$d/$n" ] && [ ! -L "$d/$n" ]; then echo "$d/$n: is a directory: not replaced by a file" >&2; exit 5',
+  '  else mv -f "$f" "$d/$n" || exit 5; fi',
+  'done',
+].join('\n');
+
+/** Without tar: one file through cat, kept only when every byte arrived. */
+const catUploadScript = [
+  defaultPath,
+  drainOnFailure,
+  'p="$1"',
+  't="$p.porthole-part"',
+  'trap \'rm -f "$t"\' EXIT',
+  "trap 'exit 130' INT TERM HUP PIPE",
+  'cat > "$t" || fail 4',
+  '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
+  'mv -f "$t" "$p" || exit 5',
+].join('\n');
+
+export interface UploadFile {
+  readonly path: string;
+  readonly size: number;
+}
+
+/** What an upload writes to: a tar entry (a streamx Writable) or the exec's stdin. */
+interface Sink {
+  write(data: Buffer): boolean;
+  end(data?: never): unknown;
+  destroy(): void;
+}
+
+/** The request's files, checked, and within the bytes one transfer may move. */
+export function uploadFiles(request: FilesUploadRequest, maxBytes: number): UploadFile[] {
+  const files = request.files.map((file, index) => ({
+    path: uploadPath(file.path, index),
+    size: file.size,
+  }));
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  if (total > maxBytes) throw tooLarge(`${files.length} files`, maxBytes);
+  return files;
+}
+
+export class Upload extends Transfer {
+  readonly kind = 'upload';
+  private readonly stderr: OutputTail;
+  /** Between the tar stream and stdin: counts what went on, and wakes a waiting write. */
+  private readonly passing = new Transform({
+    transform: (chunk: Buffer, _encoding, done) => {
+      this.passed += chunk.byteLength;
+      this.wake();
+      done(null, chunk);
+    },
+  });
+  /** The file being written, its entry and the bytes still due. */
+  private index = -1;
+  private entry: Sink | undefined;
+  private due = 0;
+  private readonly hashes: string[] = [];
+  private hash: ReturnType<typeof createHash> | undefined;
+  private writing = false;
+  /** Bytes written, and passed on towards stdin (tar mode): what a write leaves queued. */
+  private written = 0;
+  private passed = 0;
+  private exited = false;
+  private waiter: (() => void) | undefined;
+
+  private constructor(
+    context: TransferContext,
+    record: TransferRecord,
+    nodeId: string,
+    access: Access,
+    private readonly directory: string,
+    private readonly files: readonly UploadFile[],
+    private readonly remote: RemoteCommand,
+    /** tar mode: the pack stream into stdin. */
+    private readonly pack: Pack | undefined,
+  ) {
+    super(context, record, nodeId, access);
+    this.stderr = new OutputTail(remote.stderr);
+    remote.stdin?.on('drain', () => this.wake());
+    const exited = (): void => {
+      this.exited = true;
+      this.wake();
+    };
+    remote.result.then(exited, exited);
+  }
+
+  /** Starts the exec that unpacks; the bytes follow with `write`. */
+  static async start(
+    context: TransferContext,
+    request: FilesUploadRequest,
+    directory: string,
+    files: readonly UploadFile[],
+    access: Access,
+    signal?: AbortSignal,
+  ): Promise<Upload> {
+    const total = files.reduce((sum, file) => sum + file.size, 0);
+    const nested = files.length !== 1 || files[0]!.path.includes('/');
+    if (!access.tar && nested) {
+      throw new AppError({
+        code: 'failed-precondition',
+        message: `${access.containerName} has no tar: only one file at a time can be uploaded to it.`,
+        hint: 'Start a debug container (Debug…, busybox has tar) and upload through it.',
+      });
+    }
+    const target = access.root + directory;
+    const cmd = access.tar
+      ? ['sh', '-c', uploadScript, 'sh', target]
+      : [
+          'sh',
+          '-c',
+          catUploadScript,
+          'sh',
+          posix.join(target, files[0]!.path),
+          String(files[0]!.size),
+        ];
+    const transferId = randomBytes(16).toString('hex');
+    const fileName = files.length === 1 ? files[0]!.path : `${files.length} files`;
+    const record = new TransferRecord({
+      transferId,
+      direction: 'upload',
+      nodeId: request.nodeId,
+      containerId: request.containerId,
+      containerName: access.containerName,
+      path: directory,
+      fileName,
+      method: access.tar ? 'tar' : 'cat',
+      via: access.via,
+      totalBytes: total,
+      crictl: crictlUpload(access, target, files),
+    });
+    // The monitor can end it before it is built (while the exec opens): nothing to cancel yet.
+    const built: { upload?: Upload } = {};
+    const session = context.sessions?.register({
+      kind: 'transfer',
+      nodeId: request.nodeId,
+      nodeName: context.nodes.nodeName(request.nodeId),
+      target: {
+        description: `${access.containerName} ${directory}`,
+        containerId: request.containerId,
+        containerName: access.containerName,
+      },
+      detail: `upload ${fileName} to ${directory} (${access.tar ? 'tar' : 'cat'})`,
+      kill: () => void built.upload?.cancel(cancelled()),
+    });
+    let remote: RemoteCommand;
+    try {
+      remote = await context.openRemoteCommand({
+        cri: context.nodes.client(request.nodeId),
+        kind: 'exec',
+        containerId: access.execIn,
+        cmd,
+        tty: false,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        dialer: context.nodes.dialer(request.nodeId),
+        ...(signal !== undefined && { signal }),
+      });
+    } catch (error) {
+      session?.end({ state: 'failed', reason: errorMessage(error) });
+      throw error;
+    }
+    if (!remote.capabilities.closeStdin) {
+      remote.dispose();
+      session?.end({ state: 'failed', reason: remote.limitation ?? 'stdin can’t be ended' });
+      throw new AppError({
+        code: 'failed-precondition',
+        message:
+          'This stream can’t end stdin, so the container would never know the upload is whole.',
+        ...(remote.limitation !== undefined && { detail: remote.limitation }),
+        hint: 'Let Porthole pick the transport (SPDY can).',
+      });
+    }
+    session?.update({
+      state: 'active',
+      transport: remote.negotiated.transport,
+      protocol: remote.negotiated.protocol,
+    });
+    quiet(remote);
+    remote.stdout?.resume();
+    const tarPack = access.tar ? pack() : undefined;
+    const upload = new Upload(
+      context,
+      record,
+      request.nodeId,
+      access,
+      directory,
+      files,
+      remote,
+      tarPack,
+    );
+    built.upload = upload;
+    if (tarPack !== undefined) {
+      tarPack.on('error', () => undefined);
+      tarPack.pipe(upload.passing).pipe(remote.stdin!);
+    }
+    upload.session = session;
+    record.running();
+    upload.nextFile();
+    return upload;
+  }
+
+  /** The next bytes, in the order of the files; one write at a time. */
+  async write(data: Uint8Array): Promise<void> {
+    if (this.record.ended) throw this.endedError();
+    if (this.writing) {
+      throw new AppError({
+        code: 'failed-precondition',
+        message: 'One write at a time: wait for the last.',
+      });
+    }
+    this.writing = true;
+    try {
+      let offset = 0;
+      while (offset < data.byteLength) {
+        if (this.record.ended) throw this.endedError();
+        if (this.exited) await this.endedEarly();
+        if (this.due === 0) {
+          throw new AppError({
+            code: 'invalid-argument',
+            message: 'More bytes than the files of the upload have.',
+          });
+        }
+        const piece = data.subarray(offset, offset + Math.min(this.due, data.byteLength - offset));
+        offset += piece.byteLength;
+        this.due -= piece.byteLength;
+        this.hash?.update(piece);
+        this.record.count(piece.byteLength);
+        this.session?.countOut(piece.byteLength);
+        this.context.progressed();
+        const sink: Sink = this.entry ?? this.remote.stdin!;
+        const buffer = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+        sink.write(buffer);
+        this.written += buffer.byteLength;
+        if (this.due === 0) this.nextFile();
+      }
+      // Resolved with a few MiB still queued: the page's next write is on its way while
+      // these flush, and what the core holds stays bounded.
+      while (this.queued() > queuedLimit) {
+        await new Promise<void>((resolve) => (this.waiter = resolve));
+        if (this.record.ended) throw this.endedError();
+        if (this.exited) await this.endedEarly();
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** Every byte was written: waits for the container to unpack and check them. */
+  async finish(): Promise<void> {
+    if (this.record.ended) throw this.endedError();
+    if (this.index < this.files.length || this.due > 0) {
+      const total = this.record.snapshot().totalBytes ?? 0;
+      const error = new AppError({
+        code: 'invalid-argument',
+        message: `The upload is missing ${total - this.record.bytes} bytes: nothing was kept.`,
+      });
+      await this.abort('failed', error);
+      throw error;
+    }
+    if (this.pack !== undefined) this.pack.finalize();
+    else this.remote.closeStdin();
+    try {
+      await this.outcome();
+      await this.verify();
+      this.end('done');
+    } catch (error) {
+      this.end(this.record.state === 'cancelled' ? 'cancelled' : 'failed', error);
+    }
+    if (this.record.state !== 'done') throw this.endedError();
+  }
+
+  cancel(error: AppError): Promise<void> {
+    return this.abort('cancelled', error);
+  }
+
+  /** The exec's exit, in words when it failed. */
+  private async outcome(): Promise<void> {
+    const result = await this.remote.result;
+    if (result.exitCode !== 0) {
+      throw describeFailure(this.stderr.text || result.message, this.directory, 'uploading to');
+    }
+  }
+
+  /**
+   * The exec ended before every byte was written (killed, the container stopped): the
+   * upload ends with why, rather than queue the rest of it where nothing reads.
+   */
+  private async endedEarly(): Promise<never> {
+    let error: unknown = new AppError({
+      code: 'internal',
+      message: 'The container stopped taking the upload before its end: nothing was kept.',
+    });
+    try {
+      await this.outcome();
+    } catch (reason) {
+      error = reason;
+    }
+    this.end('failed', error);
+    throw this.endedError();
+  }
+
+  protected released(_state: EndState, _error: unknown, release: boolean): void {
+    this.wake();
+    if (release) this.remote.dispose();
+  }
+
+  private nextFile(): void {
+    if (this.hash !== undefined) this.hashes.push(this.hash.digest('hex'));
+    this.entry?.end();
+    this.entry = undefined;
+    this.hash = undefined;
+    this.index += 1;
+    const file = this.files[this.index];
+    if (file === undefined) return;
+    this.hash = createHash('sha256');
+    this.due = file.size;
+    if (this.pack !== undefined) {
+      this.entry = this.pack.entry({
+        name: file.path,
+        size: file.size,
+        mode: 0o644,
+        mtime: new Date(),
+        type: 'file',
+      });
+    }
+    // An empty file has no bytes to wait for.
+    if (file.size === 0) this.nextFile();
+  }
+
+  /** Bytes written but not yet on their way to the container. */
+  private queued(): number {
+    return this.pack !== undefined
+      ? this.written - this.passed
+      : (this.remote.stdin?.writableLength ?? 0);
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  /** Ends stdin short (tar then fails, and the script removes what it unpacked). */
+  private async abort(state: 'failed' | 'cancelled', error: unknown): Promise<void> {
+    if (!this.end(state, error, false)) return;
+    this.entry?.destroy();
+    this.pack?.destroy();
+    this.passing.destroy();
+    try {
+      this.remote.stdin?.end();
+    } catch {
+      // Closed already.
+    }
+    // The script cleans up once tar sees the cut; the streams go after, or after a while.
+    const settled = await Promise.race([
+      this.remote.result.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
+    if (!settled) filesLog.warn(`An ended upload's exec did not exit: its streams are closed.`);
+    this.remote.dispose();
+  }
+
+  private async verify(): Promise<void> {
+    const single = this.files.length === 1 ? this.hashes[0] : undefined;
+    if (!this.access.sha256 || this.files.length > 100) {
+      if (single !== undefined) this.record.checksum(single, 'unchecked');
+      return;
+    }
+    const target = this.access.root + this.directory;
+    const result = await this.context.nodes
+      .client(this.nodeId)
+      .execSync(
+        this.access.execIn,
+        [this.access.paths.sha256sum, ...this.files.map((file) => posix.join(target, file.path))],
+        checksumTimeoutSeconds,
+      )
+      .catch(() => undefined);
+    if (result?.exitCode !== 0) {
+      if (single !== undefined) this.record.checksum(single, 'unchecked');
+      return;
+    }
+    const theirs = new TextDecoder()
+      .decode(result.stdout)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ')[0]);
+    const match = this.hashes.every((hash, index) => theirs[index] === hash);
+    this.record.checksum(single ?? '', match ? 'match' : 'mismatch');
+    if (!match) {
+      throw new AppError({
+        code: 'internal',
+        message: 'What arrived in the container is not what was sent (sha256 differs).',
+      });
+    }
+  }
+}
+
+/** A relative path of an upload, checked: no `..`, nothing absolute, no empty parts. */
+function uploadPath(value: string, index: number): string {
+  const parts = value.split('/');
+  if (
+    value === '' ||
+    value.includes('\0') ||
+    parts.some((part) => part === '' || part === '.' || part === '..')
+  ) {
+    throw new AppError({
+      code: 'invalid-argument',
+      message: `files[${index}].path must be a relative path without . or .. parts.`,
+    });
+  }
+  return value;
+}
+
+function crictlUpload(access: Access, target: string, files: readonly UploadFile[]): string {
+  const id = access.execIn;
+  if (!access.tar) {
+    return `crictl exec -i ${id} sh -c 'cat > "$1"' sh ${shellQuote(posix.join(target, files[0]!.path))} < ${shellQuote(files[0]!.path)}`;
+  }
+  return `tar -cf - ${files.map((file) => shellQuote(file.path)).join(' ')} | crictl exec -i ${id} tar -xf - -C ${shellQuote(target)}`;
+}
