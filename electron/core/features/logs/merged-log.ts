@@ -6,7 +6,7 @@
  * the merged index; the lines stay in their own stores.
  *
  * Following, each source's growth is merged up to the newest time seen less
- * `reorderWindowMs`, and everything is merged once no source grew for that long, so a
+ * `reorderWindowMs` (see defaultReorderWindowMs), and everything is merged once no source grew for that long, so a
  * line waits at most about that window, and a quiet container's line is still placed in
  * time among a busy one's.
  */
@@ -26,7 +26,13 @@ import { MergeIndex } from './merge';
 import type { OpenLog } from './open-log';
 import type { StreamSelection } from './selection';
 
-export const defaultReorderWindowMs = 250;
+/**
+ * How long lines are held back to place late ones: the local follower wakes on fs.watch
+ * and reports within its 100 ms update interval; SFTP polls every 500 ms on top of that.
+ */
+export function defaultReorderWindowMs(logs: readonly Pick<OpenLog, 'transport'>[]): number {
+  return logs.some((log) => log.transport === 'sftp') ? 750 : 250;
+}
 const maxFilters = 8;
 
 /** A view of the merged stream: which streams, and which sources (all when undefined). */
@@ -54,7 +60,7 @@ export class MergedLog implements Disposable {
   constructor(
     private readonly logId: string,
     private readonly logs: readonly OpenLog[],
-    private readonly reorderWindowMs = defaultReorderWindowMs,
+    private readonly reorderWindowMs = defaultReorderWindowMs(logs),
   ) {
     this.index = new MergeIndex(logs.map((log) => log.store));
     // What was read on open is all merged at once: the window is for what comes next.

@@ -99,6 +99,11 @@ export class OpenLog implements Disposable {
     return this.init.location;
   }
 
+  /** How the file is read: SFTP polls, so its growth comes later than a local file's. */
+  get transport(): NodeFiles['transport'] {
+    return this.init.files.transport;
+  }
+
   /** Why following stopped, if it failed. */
   get failure(): AppError | undefined {
     return this.error;

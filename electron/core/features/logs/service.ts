@@ -51,7 +51,7 @@ export interface LogsServiceOptions {
   readonly maxOpenLogs?: number;
   /** Default 60 s. */
   readonly idleCloseMs?: number;
-  /** How long a followed merged log holds lines back to place late ones; default 250 ms. */
+  /** How long a followed merged log holds lines back to place late ones (see MergedLog). */
   readonly reorderWindowMs?: number;
   readonly timings?: Partial<OpenLogTimings>;
 }
