@@ -9,8 +9,9 @@ import {
 } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import type { LogLine } from '../../../../shared/model';
+import type { LogLine, MergedLogSource } from '../../../../shared/model';
 import { highlightPattern, segments } from './highlight';
+import { sourceColourClass } from './source-colour';
 import type { LogsController } from './logs-controller';
 
 /** Line height in pixels; matches .log-line in logs.css. */
@@ -66,6 +67,7 @@ const Line = memo(function Line({
   pattern,
   match,
   current,
+  sources,
 }: {
   line: LogLine | undefined;
   index: number;
@@ -74,6 +76,8 @@ const Line = memo(function Line({
   pattern: RegExp | undefined;
   match: boolean;
   current: boolean;
+  /** A merged log's containers, for its container column. */
+  sources: readonly MergedLogSource[];
 }) {
   if (line === undefined) {
     return <div className="log-line loading" role="listitem" style={{ top }} data-index={index} />;
@@ -93,6 +97,11 @@ const Line = memo(function Line({
       {timestamps && (
         <span className="log-time" title={line.timeText}>
           {line.timeText === '' ? '' : formatLineTime(line.time)}
+        </span>
+      )}
+      {line.source !== undefined && (
+        <span className={`log-source ${sourceColourClass(line.source)}`}>
+          {sources[line.source]?.containerName ?? ''}
         </span>
       )}
       <span className="log-text">
@@ -121,7 +130,7 @@ function isAtEnd(element: HTMLElement): boolean {
 }
 
 export function LogList({ controller }: { controller: LogsController }) {
-  const { total, cache, timestamps, stick, reveal, search } = useStore(
+  const { total, cache, timestamps, stick, reveal, search, sources } = useStore(
     controller.store,
     useShallow((state) => ({
       total: state.total,
@@ -130,6 +139,7 @@ export function LogList({ controller }: { controller: LogsController }) {
       stick: state.stick,
       reveal: state.reveal,
       search: state.search,
+      sources: state.sources,
     })),
   );
   const version = useSyncExternalStore(
@@ -238,6 +248,7 @@ export function LogList({ controller }: { controller: LogsController }) {
         pattern={pattern}
         match={contains(matches, index)}
         current={index === currentLine}
+        sources={sources}
       />,
     );
   }

@@ -17,6 +17,8 @@ import {
   type LogTarget,
   type StreamChoice,
 } from './logs-controller';
+import { podTargets } from './pod-targets';
+import { sourceColourClass } from './source-colour';
 import './logs.css';
 
 const tailChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
@@ -48,6 +50,16 @@ function ContainerPicker({ controller }: { controller: LogsController }) {
   const nodes = useNodes((state) => state.nodes);
   const groups = useMemo(() => {
     const byNode = new Map<string, { key: string; label: string; target: LogTarget }[]>();
+    // A pod's containers together, merged by time: one entry per pod of several.
+    for (const target of podTargets(containers.values(), pods)) {
+      const list = byNode.get(target.nodeId) ?? [];
+      list.push({
+        key: targetKey(target),
+        label: `${target.namespace ?? ''}/${target.podName ?? ''} › all containers (${target.merged?.length ?? 0})`,
+        target,
+      });
+      byNode.set(target.nodeId, list);
+    }
     for (const container of containers.values()) {
       const pod = pods.get(resourceKey(container.nodeId, container.podSandboxId));
       const entry = {
@@ -93,7 +105,7 @@ function ContainerPicker({ controller }: { controller: LogsController }) {
       {target !== undefined && !listed && (
         <option value={selected}>
           {target.podName === undefined ? '' : `${target.podName} › `}
-          {target.containerName} (gone)
+          {target.merged === undefined ? target.containerName : 'all containers'} (gone)
         </option>
       )}
       {groups.map((group) => (
@@ -171,6 +183,31 @@ function OpenOptions({ controller }: { controller: LogsController }) {
   );
 }
 
+/** A merged log's containers, each a toggle in its colour: which of them the view shows. */
+function SourceFilter({ controller }: { controller: LogsController }) {
+  const { sources, filter } = useStore(
+    controller.store,
+    useShallow((state) => ({ sources: state.sources, filter: state.sourceFilter })),
+  );
+  if (sources.length === 0) return null;
+  return (
+    <div className="log-sources" role="group" aria-label="Containers shown">
+      {sources.map((source, i) => (
+        <button
+          key={`${source.nodeId}/${source.containerId}`}
+          type="button"
+          className={`log-source-chip ${sourceColourClass(i)}`}
+          aria-pressed={filter === undefined || filter.includes(i)}
+          title={`${source.namespace ?? ''}/${source.podName ?? ''} › ${source.containerName}\n${source.path}`}
+          onClick={() => controller.toggleSource(i)}
+        >
+          {source.containerName}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 function ViewOptions({ controller }: { controller: LogsController }) {
   const { streams, timestamps } = useStore(
     controller.store,
@@ -178,6 +215,7 @@ function ViewOptions({ controller }: { controller: LogsController }) {
   );
   return (
     <>
+      <SourceFilter controller={controller} />
       <select
         className="select"
         aria-label="Streams"
@@ -303,6 +341,8 @@ function StatusBar({ controller }: { controller: LogsController }) {
       total: s.total,
       lineCount: s.lineCount,
       streams: s.streams,
+      filtered: s.sourceFilter !== undefined,
+      sources: s.sources,
       following: s.following,
       stick: s.stick,
       dropped: s.dropped,
@@ -312,9 +352,16 @@ function StatusBar({ controller }: { controller: LogsController }) {
   );
   if (state.info === undefined || state.phase !== 'open') return null;
   const shown =
-    state.streams === 'all'
+    state.streams === 'all' && !state.filtered
       ? `${formatCount(state.total)} lines`
-      : `${formatCount(state.total)} of ${formatCount(state.lineCount)} lines (${state.streams})`;
+      : `${formatCount(state.total)} of ${formatCount(state.lineCount)} lines${state.streams === 'all' ? '' : ` (${state.streams})`}`;
+  // A merged log reads several files: their count, and their paths on hover.
+  const path =
+    'path' in state.info
+      ? state.info.path
+      : `${state.sources.length} containers' logs, merged by time`;
+  const pathTitle =
+    'path' in state.info ? state.info.path : state.sources.map((s) => s.path).join('\n');
   return (
     <div className="log-status">
       <span className={state.following ? 'log-live' : 'muted'}>
@@ -326,8 +373,8 @@ function StatusBar({ controller }: { controller: LogsController }) {
           {formatCount(state.dropped)} older lines dropped
         </span>
       )}
-      <code className="log-path" title={state.info.path}>
-        {state.info.path}
+      <code className="log-path" title={pathTitle}>
+        {path}
       </code>
       <span className="toolbar-spacer" />
       {!state.stick && (
