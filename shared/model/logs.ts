@@ -1,5 +1,6 @@
 import type { AppErrorData } from '../errors';
 import type { EpochMillis } from './common';
+import type { FieldFilter } from '../log-fields';
 
 /** Container logs, read from the CRI log file (locally or over SFTP). */
 export type LogStream = 'stdout' | 'stderr';
@@ -23,6 +24,8 @@ export interface LogView {
   readonly streams?: readonly LogStream[];
   /** A merged log only: which of its sources (positions in `MergedLogInfo.sources`); default all. */
   readonly sources?: readonly number[];
+  /** Only JSON or logfmt lines with this field's value (`level=error`; see log-fields). */
+  readonly field?: FieldFilter;
 }
 
 export interface LogLine {

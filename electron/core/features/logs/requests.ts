@@ -76,9 +76,16 @@ export function toMergedOpenRequest(value: unknown): {
 export function toView(value: unknown): LogView {
   if (value === undefined) return {};
   const view = requireObject(value, 'view');
+  const field = view.field === undefined ? undefined : requireObject(view.field, 'view.field');
   return {
     ...(view.streams !== undefined && { streams: view.streams as LogView['streams'] }),
     ...(view.sources !== undefined && { sources: view.sources as LogView['sources'] }),
+    ...(field !== undefined && {
+      field: {
+        key: requireString(field.key, 'view.field.key'),
+        value: typeof field.value === 'string' ? field.value : '',
+      },
+    }),
   };
 }
 

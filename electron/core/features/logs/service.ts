@@ -32,14 +32,15 @@ import {
   locateLog,
   maxSearchLimit,
   OpenLog,
-  toStreamSelection,
   type OpenLogTimings,
 } from './index';
 import type { SessionRegistry } from '../sessions';
 import { requireNonNegativeInteger, requireObject, requireString } from '../../base/args';
 import { nodeFiles } from '../nodes';
 import { MergedLog } from './merged-log';
-import { toMergedOpenRequest, toMergedSelection, toOpenRequest, toView } from './requests';
+import { toMergedOpenRequest, toOpenRequest, toView } from './requests';
+import { fieldKey, FieldView, type BaseView } from './field-view';
+import { baseViewOf } from './views';
 import { toCallOptions, type NodeManager } from '../nodes';
 
 export const maxWindowLines = 10_000;
@@ -59,7 +60,11 @@ export interface LogsServiceOptions {
 interface Entry {
   readonly log: OpenLog | MergedLog;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Field-filtered views asked for, by view and filter. */
+  readonly fields: Map<string, FieldView>;
 }
+
+const maxFieldViews = 4;
 
 export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
   private readonly logs = new Map<string, Entry>();
@@ -97,7 +102,7 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     const checked = toOpenRequest(request);
     this.checkRoom();
     const log = await this.openLog(checked, context);
-    const entry: Entry = { log, idleTimer: undefined };
+    const entry: Entry = { log, idleTimer: undefined, fields: new Map() };
     const logId = log.info.logId;
     this.logs.set(logId, entry);
     log.onDidDispose = () => {
@@ -129,7 +134,7 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     // lists the sources that opened.
     const logId = randomUUID();
     const merged = new MergedLog(logId, logs, this.options.reorderWindowMs);
-    const entry: Entry = { log: merged, idleTimer: undefined };
+    const entry: Entry = { log: merged, idleTimer: undefined, fields: new Map() };
     this.logs.set(logId, entry);
     merged.onDidDispose = () => {
       clearTimeout(entry.idleTimer);
@@ -208,22 +213,17 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     from: number,
     count: number,
   ): Promise<{ readonly lines: readonly LogLine[]; readonly total: number }> {
-    const log = this.require(logId);
+    const entry = this.require(logId);
     const checkedView = toView(view);
     const start = requireNonNegativeInteger(from, 'from');
     const wanted = Math.min(maxWindowLines, requireNonNegativeInteger(count, 'count'));
-    if (log instanceof MergedLog) {
-      const selection = toMergedSelection(checkedView, log.sourceCount);
-      return Promise.resolve({
-        lines: log.window(selection, start, wanted),
-        total: log.total(selection),
-      });
-    }
-    const selection = toStreamSelection(checkedView.streams);
-    return Promise.resolve({
-      lines: log.store.window(selection, start, wanted),
-      total: log.store.total(selection),
-    });
+    const base = baseViewOf(entry.log, checkedView);
+    const field = this.fieldView(entry, checkedView, base);
+    return Promise.resolve(
+      field === undefined
+        ? { lines: base.window(start, wanted), total: base.total() }
+        : { lines: field.window(base, start, wanted), total: field.total },
+    );
   }
 
   search(
@@ -232,18 +232,33 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     query: LogSearchQuery,
     limit?: number,
   ): Promise<LogSearchResult> {
-    const log = this.require(logId);
+    const entry = this.require(logId);
     const checkedView = toView(view);
     const max =
       limit === undefined
         ? defaultSearchLimit
         : Math.min(maxSearchLimit, requireNonNegativeInteger(limit, 'limit'));
-    if (log instanceof MergedLog) {
-      return Promise.resolve(
-        log.search(toMergedSelection(checkedView, log.sourceCount), query, max),
-      );
+    const base = baseViewOf(entry.log, checkedView);
+    const field = this.fieldView(entry, checkedView, base);
+    return Promise.resolve(
+      field === undefined
+        ? base.search(query, max)
+        : field.search(base, query, max, maxSearchLimit),
+    );
+  }
+
+  /** The view's field filter, kept per log and view (a few at a time), up to date. */
+  private fieldView(entry: Entry, view: LogView, base: BaseView): FieldView | undefined {
+    if (view.field === undefined) return undefined;
+    const key = `${JSON.stringify([view.streams, view.sources])}\u0000${fieldKey(view.field)}`;
+    let field = entry.fields.get(key);
+    if (field === undefined) {
+      if (entry.fields.size >= maxFieldViews) entry.fields.clear();
+      field = new FieldView(view.field);
+      entry.fields.set(key, field);
     }
-    return Promise.resolve(log.searcher.search(toStreamSelection(checkedView.streams), query, max));
+    field.sync(base);
+    return field;
   }
 
   close(logId: string): Promise<void> {
@@ -281,10 +296,10 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     }
   }
 
-  private require(logId: unknown): OpenLog | MergedLog {
+  private require(logId: unknown): Entry {
     const entry = this.logs.get(requireString(logId, 'logId'));
     if (entry === undefined) throw unknownLog();
-    return entry.log;
+    return entry;
   }
 
   private scheduleIdleClose(entry: Entry): void {
