@@ -32,6 +32,13 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
       alpha: printer('alpha', '0.1'),
       bravo: printer('bravo', '0.15'),
       charlie: printer('charlie', '0.2'),
+      // logfmt, every third line an error.
+      delta: [
+        'sh',
+        '-c',
+        'i=0; while true; do if [ $((i % 3)) -eq 0 ]; then l=error; else l=info; fi; ' +
+          'echo "level=$l msg=\\"step $i\\" n=$i unit=delta"; i=$((i+1)); sleep 0.1; done',
+      ],
     });
     ({ opened } = await lab.open());
     page = opened.page;
@@ -44,7 +51,8 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
 
   afterAll(() => lab.close());
 
-  it('opens from the pod, interleaves by time with a coloured container column, filters a container', async () => {
+  /** The pod's merged log, from its "Logs (all containers)" action, with every container in. */
+  async function openPodLogs(): Promise<void> {
     await new AppPage(page).go('Pods');
     const pods = new ResourcesPage(page, 'pods');
     await pods.filter(podName);
@@ -56,11 +64,17 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
       .poll(async () => new Set((await logs.mergedLines()).map((line) => line.source)).size, {
         timeout: 30_000,
       })
-      .toBe(3);
+      .toBe(4);
+  }
+
+  it('opens from the pod, interleaves by time with a coloured container column, filters a container', async () => {
+    await openPodLogs();
     // Enough lines that they interleave on screen.
     await expect.poll(async () => (await logs.mergedLines()).length).toBeGreaterThan(15);
     const lines = await logs.mergedLines();
-    for (const line of lines) expect(line.text.startsWith(`${line.source} `)).toBe(true);
+    for (const line of lines.filter((shown) => shown.source !== 'delta')) {
+      expect(line.text.startsWith(`${line.source} `)).toBe(true);
+    }
     // In timestamp order (RFC 3339 UTC, same length: the text order is the time order).
     const times = lines.map((line) => Date.parse(line.timeText));
     expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -74,7 +88,7 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
           elements.map((element) => [element.textContent, getComputedStyle(element).color]),
         ),
       );
-    expect(new Set(Object.values(colours)).size).toBe(3);
+    expect(new Set(Object.values(colours)).size).toBe(4);
     await expect.poll(() => logs.source('alpha').getAttribute('aria-pressed')).toBe('true');
     await screenshot(page, 'logs-merged');
 
@@ -99,5 +113,37 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
     await expect
       .poll(async () => (await logs.mergedLines()).some((line) => line.source === 'bravo'))
       .toBe(true);
+  });
+
+  it('shows logfmt lines as fields, filters on one (level=error), and goes back to raw', async () => {
+    await openPodLogs();
+    await expect.poll(() => logs.list.locator('.log-level').count()).toBeGreaterThan(0);
+    const level = logs.list.locator('.log-level').first();
+    expect(await level.textContent()).toMatch(/^(INFO|ERROR)$/);
+    await logs.page.getByRole('textbox', { name: 'Filter on a field' }).fill('level=error');
+    await expect
+      .poll(async () => {
+        const shown = await logs.mergedLines();
+        return shown.length > 2 && shown.every((line) => line.source === 'delta');
+      })
+      .toBe(true);
+    const levels = await logs.list.locator('.log-level').allTextContents();
+    expect(new Set(levels)).toEqual(new Set(['ERROR']));
+    expect(await logs.list.locator('.log-msg').first().textContent()).toMatch(/^step \d+$/);
+    // Every third step is an error: their numbers are multiples of three.
+    const steps = (await logs.list.locator('.log-msg').allTextContents()).map((text) =>
+      Number(text.replace('step ', '')),
+    );
+    expect(steps.every((step) => step % 3 === 0)).toBe(true);
+    await screenshot(page, 'logs-merged-fields');
+    await logs.page.getByRole('checkbox', { name: 'Fields' }).uncheck();
+    await expect
+      .poll(async () => (await logs.texts())[0] ?? '')
+      .toMatch(/^level=error msg="step \d+" n=\d+ unit=delta$/);
+    await logs.page.getByRole('checkbox', { name: 'Fields' }).check();
+    await logs.page.getByRole('textbox', { name: 'Filter on a field' }).fill('');
+    await expect
+      .poll(async () => new Set((await logs.mergedLines()).map((line) => line.source)).size)
+      .toBeGreaterThan(1);
   });
 });

@@ -10,7 +10,8 @@ import {
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { LogLine, MergedLogSource } from '../../../../shared/model';
-import { highlightPattern, segments } from './highlight';
+import { highlightPattern } from './highlight';
+import { LineText } from './LineText';
 import { sourceColourClass } from './source-colour';
 import type { LogsController } from './logs-controller';
 
@@ -68,6 +69,7 @@ const Line = memo(function Line({
   match,
   current,
   sources,
+  fields,
 }: {
   line: LogLine | undefined;
   index: number;
@@ -78,6 +80,8 @@ const Line = memo(function Line({
   current: boolean;
   /** A merged log's containers, for its container column. */
   sources: readonly MergedLogSource[];
+  /** JSON and logfmt lines as fields rather than raw. */
+  fields: boolean;
 }) {
   if (line === undefined) {
     return <div className="log-line loading" role="listitem" style={{ top }} data-index={index} />;
@@ -104,17 +108,7 @@ const Line = memo(function Line({
           {sources[line.source]?.containerName ?? ''}
         </span>
       )}
-      <span className="log-text">
-        {segments(line.text, match ? pattern : undefined).map((part, i) =>
-          part.match ? (
-            <mark key={i} className="log-mark">
-              {part.text}
-            </mark>
-          ) : (
-            part.text
-          ),
-        )}
-      </span>
+      <LineText text={line.text} fields={fields} pattern={match ? pattern : undefined} />
     </div>
   );
 });
@@ -130,7 +124,7 @@ function isAtEnd(element: HTMLElement): boolean {
 }
 
 export function LogList({ controller }: { controller: LogsController }) {
-  const { total, cache, timestamps, stick, reveal, search, sources } = useStore(
+  const { total, cache, timestamps, stick, reveal, search, sources, fields } = useStore(
     controller.store,
     useShallow((state) => ({
       total: state.total,
@@ -140,6 +134,7 @@ export function LogList({ controller }: { controller: LogsController }) {
       reveal: state.reveal,
       search: state.search,
       sources: state.sources,
+      fields: state.fields,
     })),
   );
   const version = useSyncExternalStore(
@@ -249,6 +244,7 @@ export function LogList({ controller }: { controller: LogsController }) {
         match={contains(matches, index)}
         current={index === currentLine}
         sources={sources}
+        fields={fields}
       />,
     );
   }

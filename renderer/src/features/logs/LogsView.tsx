@@ -1,23 +1,21 @@
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import { useModel, useNodes, useResources } from '../../app/context';
+import { useModel } from '../../app/context';
 import { isEditableTarget } from '../../app/keyboard';
 import { Button } from '../../ui/Button';
 import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
 import { FilterField, MatchToggles } from '../../ui/view/Toolbar';
-import { resourceKey } from '../resources/model';
+import { ContainerPicker } from './ContainerPicker';
 import { LogList } from './LogList';
 import {
   logsControllerOf,
   searchLimit,
   type LogsController,
-  type LogTarget,
   type StreamChoice,
 } from './logs-controller';
-import { podTargets } from './pod-targets';
 import { sourceColourClass } from './source-colour';
 import './logs.css';
 
@@ -37,89 +35,6 @@ const sinceChoices: readonly { readonly label: string; readonly value: number | 
   { label: 'Last 6 hours', value: 6 * 3600 },
   { label: 'Last 24 hours', value: 24 * 3600 },
 ];
-
-function targetKey(target: Pick<LogTarget, 'nodeId' | 'containerId'>): string {
-  return `${target.nodeId}\u0000${target.containerId}`;
-}
-
-/** Every container on the connected nodes, to pick one from. */
-function ContainerPicker({ controller }: { controller: LogsController }) {
-  const target = useStore(controller.store, (state) => state.target);
-  const containers = useResources((state) => state.index.containers);
-  const pods = useResources((state) => state.index.pods);
-  const nodes = useNodes((state) => state.nodes);
-  const groups = useMemo(() => {
-    const byNode = new Map<string, { key: string; label: string; target: LogTarget }[]>();
-    // A pod's containers together, merged by time: one entry per pod of several.
-    for (const target of podTargets(containers.values(), pods)) {
-      const list = byNode.get(target.nodeId) ?? [];
-      list.push({
-        key: targetKey(target),
-        label: `${target.namespace ?? ''}/${target.podName ?? ''} › all containers (${target.merged?.length ?? 0})`,
-        target,
-      });
-      byNode.set(target.nodeId, list);
-    }
-    for (const container of containers.values()) {
-      const pod = pods.get(resourceKey(container.nodeId, container.podSandboxId));
-      const entry = {
-        key: targetKey({ nodeId: container.nodeId, containerId: container.id }),
-        label: `${pod === undefined ? '' : `${pod.namespace}/${pod.name} › `}${container.name} (${container.state}${container.attempt > 0 ? `, attempt ${container.attempt}` : ''})`,
-        target: {
-          nodeId: container.nodeId,
-          containerId: container.id,
-          containerName: container.name,
-          ...(pod !== undefined && { podName: pod.name, namespace: pod.namespace }),
-        },
-      };
-      const list = byNode.get(container.nodeId) ?? [];
-      list.push(entry);
-      byNode.set(container.nodeId, list);
-    }
-    return [...byNode.entries()].map(([nodeId, entries]) => ({
-      nodeId,
-      name: nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
-      entries: entries.sort((a, b) => a.label.localeCompare(b.label)),
-    }));
-  }, [containers, pods, nodes]);
-  const selected = target === undefined ? '' : targetKey(target);
-  const chosen = groups
-    .flatMap((group) => group.entries.map((entry) => ({ entry, node: group.name })))
-    .find(({ entry }) => entry.key === selected);
-  const listed = chosen !== undefined;
-  return (
-    <select
-      className="select log-container-select"
-      aria-label="Container"
-      // A long pod › container name may not fit: the whole of it on hover.
-      title={chosen === undefined ? undefined : `${chosen.entry.label}\non ${chosen.node}`}
-      value={selected}
-      onChange={(event) => {
-        const entry = groups
-          .flatMap((group) => group.entries)
-          .find((candidate) => candidate.key === event.target.value);
-        if (entry !== undefined) void controller.openFor(entry.target);
-      }}
-    >
-      {target === undefined && <option value="">Choose a container…</option>}
-      {target !== undefined && !listed && (
-        <option value={selected}>
-          {target.podName === undefined ? '' : `${target.podName} › `}
-          {target.merged === undefined ? target.containerName : 'all containers'} (gone)
-        </option>
-      )}
-      {groups.map((group) => (
-        <optgroup key={group.nodeId} label={group.name}>
-          {group.entries.map((entry) => (
-            <option key={entry.key} value={entry.key}>
-              {entry.label}
-            </option>
-          ))}
-        </optgroup>
-      ))}
-    </select>
-  );
-}
 
 function OpenOptions({ controller }: { controller: LogsController }) {
   const options = useStore(controller.store, (state) => state.options);
@@ -209,9 +124,14 @@ function SourceFilter({ controller }: { controller: LogsController }) {
 }
 
 function ViewOptions({ controller }: { controller: LogsController }) {
-  const { streams, timestamps } = useStore(
+  const { streams, timestamps, fields, fieldFilterText } = useStore(
     controller.store,
-    useShallow((state) => ({ streams: state.streams, timestamps: state.timestamps })),
+    useShallow((state) => ({
+      streams: state.streams,
+      timestamps: state.timestamps,
+      fields: state.fields,
+      fieldFilterText: state.fieldFilterText,
+    })),
   );
   return (
     <>
@@ -234,6 +154,23 @@ function ViewOptions({ controller }: { controller: LogsController }) {
         />
         Timestamps
       </label>
+      <label className="checkbox" title="JSON and logfmt lines as level, message and fields">
+        <input
+          type="checkbox"
+          checked={fields}
+          onChange={(event) => controller.setFields(event.target.checked)}
+        />
+        Fields
+      </label>
+      <input
+        className="input log-field-filter"
+        type="text"
+        aria-label="Filter on a field"
+        placeholder="level=error"
+        spellCheck={false}
+        value={fieldFilterText}
+        onChange={(event) => controller.setFieldFilterText(event.target.value)}
+      />
     </>
   );
 }
@@ -341,7 +278,7 @@ function StatusBar({ controller }: { controller: LogsController }) {
       total: s.total,
       lineCount: s.lineCount,
       streams: s.streams,
-      filtered: s.sourceFilter !== undefined,
+      filtered: s.sourceFilter !== undefined || s.fieldFilter !== undefined,
       sources: s.sources,
       following: s.following,
       stick: s.stick,

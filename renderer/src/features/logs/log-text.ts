@@ -1,5 +1,6 @@
 /** A log view's lines as text, for a download. */
 import type { LogLine, MergedLogSource } from '../../../../shared/model';
+import type { LogTarget } from './log-types';
 
 const pageLines = 10_000;
 
@@ -31,4 +32,10 @@ export async function collectLogText(
     if (page.lines.length === 0 || from >= page.total) break;
   }
   return parts.length === 0 ? '' : `${parts.join('\n')}\n`;
+}
+
+/** `pod_container.log`, `pod_all-containers.log`, `…_previous.log`. */
+export function logFileName(target: LogTarget, previous: boolean): string {
+  const name = target.merged === undefined ? target.containerName : 'all-containers';
+  return `${target.podName === undefined ? '' : `${target.podName}_`}${name}${previous ? '_previous' : ''}.log`;
 }

@@ -1,6 +1,7 @@
 /** What the Logs view opens (a container, or a pod's containers merged) and how. */
 import type { AppErrorData } from '../../../../shared/errors';
-import type { LogSearchQuery, LogSearchResult, LogStream } from '../../../../shared/model';
+import type { FieldFilter } from '../../../../shared/log-fields';
+import type { LogSearchQuery, LogSearchResult, LogStream, LogView } from '../../../../shared/model';
 
 export interface LogTarget {
   readonly nodeId: string;
@@ -41,4 +42,17 @@ export interface SearchState {
   readonly current: number;
   readonly busy: boolean;
   readonly error?: AppErrorData;
+}
+
+/** A view as the core reads it: its streams, a merged log's containers, a field filter. */
+export function viewOf(
+  streams: StreamChoice,
+  sources?: readonly number[],
+  field?: FieldFilter,
+): LogView {
+  return {
+    ...(streams !== 'all' && { streams: [streams] }),
+    ...(sources !== undefined && { sources }),
+    ...(field !== undefined && { field }),
+  };
 }

@@ -13,12 +13,19 @@ import type {
   MergedLogInfo,
   MergedLogSource,
 } from '../../../../shared/model';
+import { parseFieldFilter, type FieldFilter } from '../../../../shared/log-fields';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
-import { collectLogText } from './log-text';
-import type { LogOptions, LogTarget, SearchState, StreamChoice } from './log-types';
+import { collectLogText, logFileName } from './log-text';
+import {
+  viewOf,
+  type LogOptions,
+  type LogTarget,
+  type SearchState,
+  type StreamChoice,
+} from './log-types';
 import { saveText } from '../../ui/save-file';
 
 export type { LogOptions, LogTarget, MergedTarget, SearchState, StreamChoice } from './log-types';
@@ -34,6 +41,11 @@ export interface LogsState {
   readonly sources: readonly MergedLogSource[];
   /** Which of them the view shows; undefined: all. */
   readonly sourceFilter?: readonly number[];
+  /** JSON and logfmt lines shown as fields (level, msg, the rest folded), or raw. */
+  readonly fields: boolean;
+  /** The view's field filter as typed (`level=error`), and as the core applies it. */
+  readonly fieldFilterText: string;
+  readonly fieldFilter?: FieldFilter;
   readonly openError?: AppErrorData;
   readonly following: boolean;
   /** Why following stopped, when it stopped by itself. */
@@ -66,13 +78,6 @@ const emptySearch: SearchState = {
   busy: false,
 };
 
-function viewOf(streams: StreamChoice, sources?: readonly number[]): LogView {
-  return {
-    ...(streams !== 'all' && { streams: [streams] }),
-    ...(sources !== undefined && { sources }),
-  };
-}
-
 export class LogsController implements Disposable {
   readonly store: StoreApi<LogsState>;
   /** The first line on screen, as the list last reported it. */
@@ -86,6 +91,7 @@ export class LogsController implements Disposable {
   private revealSeq = 0;
   private searchSeq = 0;
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private fieldTimer: ReturnType<typeof setTimeout> | undefined;
   private growthSearchTimer: ReturnType<typeof setTimeout> | undefined;
   private totalSeq = 0;
   private disposed = false;
@@ -95,6 +101,8 @@ export class LogsController implements Disposable {
       options: defaultOptions,
       streams: 'all',
       sources: [],
+      fields: true,
+      fieldFilterText: '',
       timestamps: true,
       phase: 'idle',
       following: false,
@@ -117,12 +125,13 @@ export class LogsController implements Disposable {
 
   /** Whether the view shows every line of the log (its total is the log's line count). */
   private wholeView(): boolean {
-    return this.state.streams === 'all' && this.state.sourceFilter === undefined;
+    const { streams, sourceFilter, fieldFilter } = this.state;
+    return streams === 'all' && sourceFilter === undefined && fieldFilter === undefined;
   }
 
   /** The current view as the core reads it. */
   private view(): LogView {
-    return viewOf(this.state.streams, this.state.sourceFilter);
+    return viewOf(this.state.streams, this.state.sourceFilter, this.state.fieldFilter);
   }
 
   // ---- opening ----------------------------------------------------------------------
@@ -289,7 +298,27 @@ export class LogsController implements Disposable {
     if (next.length > 0) this.setSourceFilter(next);
   }
 
-  private changeView(change: Pick<Partial<LogsState>, 'streams' | 'sourceFilter'>): void {
+  /** Fields or raw text, for JSON and logfmt lines. */
+  setFields(fields: boolean): void {
+    this.set({ fields });
+  }
+
+  /** The field filter as typed: applied once it reads `key=value`, dropped when emptied. */
+  setFieldFilterText(text: string): void {
+    this.set({ fieldFilterText: text });
+    clearTimeout(this.fieldTimer);
+    this.fieldTimer = setTimeout(() => {
+      const filter = text.trim() === '' ? undefined : parseFieldFilter(text);
+      if (filter === undefined && text.trim() !== '') return;
+      const current = this.state.fieldFilter;
+      if (filter?.key === current?.key && filter?.value === current?.value) return;
+      this.changeView({ fieldFilter: filter });
+    }, searchDebounceMs);
+  }
+
+  private changeView(
+    change: Pick<Partial<LogsState>, 'streams' | 'sourceFilter' | 'fieldFilter'>,
+  ): void {
     this.scrollTop = 0;
     this.set({ ...change, total: 0, stick: true });
     this.set({ cache: linesOf(this.model, this.state.info?.logId, this.view()) });
@@ -420,30 +449,19 @@ export class LogsController implements Disposable {
 
   // ---- download ---------------------------------------------------------------------
 
-  /** The view's lines as text, each as the view shows it (see collectLogText). */
-  collectText(onProgress?: (saved: number, total: number) => void): Promise<string> {
-    const { info, timestamps, sources } = this.state;
-    if (info === undefined) return Promise.resolve('');
-    return collectLogText(
-      (from, count) => this.model.client.services.logs.lines(info.logId, this.view(), from, count),
-      { timestamps, sources },
-      onProgress,
-    );
-  }
-
+  /** The view's lines as text, each as the view shows it (see collectLogText), saved. */
   async download(): Promise<void> {
-    const { target, info } = this.state;
+    const { target, info, timestamps, sources } = this.state;
     if (target === undefined || info === undefined || this.state.download !== undefined) return;
     this.set({ download: { saved: 0, total: this.state.total } });
     try {
-      const text = await this.collectText((saved, total) =>
-        this.set({ download: { saved, total } }),
+      const view = this.view();
+      const text = await collectLogText(
+        (from, count) => this.model.client.services.logs.lines(info.logId, view, from, count),
+        { timestamps, sources },
+        (saved, total) => this.set({ download: { saved, total } }),
       );
-      const name = target.merged === undefined ? target.containerName : 'all-containers';
-      saveText(
-        `${target.podName === undefined ? '' : `${target.podName}_`}${name}${this.state.options.previous ? '_previous' : ''}.log`,
-        text,
-      );
+      saveText(logFileName(target, this.state.options.previous), text);
     } catch (error) {
       this.model.toasts.getState().show({
         tone: 'error',
@@ -458,6 +476,7 @@ export class LogsController implements Disposable {
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.searchTimer);
+    clearTimeout(this.fieldTimer);
     this.close();
   }
 }
