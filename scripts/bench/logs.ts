@@ -177,38 +177,28 @@ const paintedWhen = (check: string): string => `
   })`;
 
 /**
- * Clicks "Logs" in the open container details; resolves when lines are painted, with
- * when the core's answer (the list, still empty) was first on screen.
+ * Clicks the detail pane's button (a container's "Logs", a pod's "Logs (all
+ * containers)"); resolves when lines (drawn with `part`: a merged log's have a container
+ * column) are painted, with when the core's answer (the list, still empty) was first on
+ * screen.
  */
-async function measureLoad(page: Page): Promise<{ painted: number; opened: number }> {
+async function measureLoad(
+  page: Page,
+  action = 'Logs',
+  part = '.log-text',
+): Promise<{ painted: number; opened: number }> {
   return page.evaluate(`(async () => {
     const button = [...document.querySelectorAll('.detail-actions button')].find(
-      (element) => element.textContent.trim() === 'Logs',
+      (element) => element.textContent.trim() === ${JSON.stringify(action)},
     );
-    if (button === undefined) throw new Error('no Logs button');
+    if (button === undefined) throw new Error(${JSON.stringify(`no "${action}" button`)});
     const started = performance.now();
     button.click();
     const opened = ${paintedWhen("document.querySelector('.log-scroller') !== null")};
     const painted = await ${paintedWhen(
-      "document.querySelector('.log-line:not(.loading) .log-text') !== null && document.querySelector('.log-status') !== null",
+      `document.querySelector('.log-line:not(.loading) ${part}') !== null && document.querySelector('.log-status') !== null`,
     )};
     return { painted: painted - started, opened: (await opened) - started };
-  })()`);
-}
-
-/** Clicks "Logs (all containers)" in the open pod details; resolves when merged lines are painted. */
-async function measureMergedLoad(page: Page): Promise<number> {
-  return page.evaluate(`(async () => {
-    const button = [...document.querySelectorAll('.detail-actions button')].find(
-      (element) => element.textContent.trim() === 'Logs (all containers)',
-    );
-    if (button === undefined) throw new Error('no "Logs (all containers)" button');
-    const started = performance.now();
-    button.click();
-    const painted = await ${paintedWhen(
-      "document.querySelector('.log-line:not(.loading) .log-source') !== null && document.querySelector('.log-status') !== null",
-    )};
-    return painted - started;
   })()`);
 }
 
@@ -260,7 +250,7 @@ async function mergedLoads(page: Page, log: (line: string) => void): Promise<num
       .locator('.detail-actions')
       .getByRole('button', { name: /^Logs \(all containers\)$/ })
       .waitFor();
-    const ms = await measureMergedLoad(page);
+    const { painted: ms } = await measureLoad(page, 'Logs (all containers)', '.log-source');
     const status = (await page.locator('.log-status').textContent()) ?? '';
     if (!status.includes('1,000,000 lines')) throw new Error(`the merged view says "${status}"`);
     loads.push(ms);
