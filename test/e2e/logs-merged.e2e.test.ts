@@ -146,4 +146,21 @@ describe('A pod’s logs merged, in the browser, against the lab', () => {
       .poll(async () => new Set((await logs.mergedLines()).map((line) => line.source)).size)
       .toBeGreaterThan(1);
   });
+
+  it('merges the containers a label selector picks', async () => {
+    await logs.go();
+    const selector = logs.page.getByRole('textbox', {
+      name: 'Merge the logs of containers with labels',
+    });
+    await selector.fill(`e2e-run=${lab.runId}`);
+    await selector.press('Enter');
+    await expect
+      .poll(async () => new Set((await logs.mergedLines()).map((line) => line.source)), {
+        timeout: 30_000,
+      })
+      .toEqual(new Set(['alpha', 'bravo', 'charlie', 'delta']));
+    expect(await logs.container.locator('option:checked').textContent()).toContain(
+      `containers matching e2e-run=${lab.runId} (4)`,
+    );
+  });
 });

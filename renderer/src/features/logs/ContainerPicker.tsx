@@ -1,10 +1,14 @@
-/** The Logs view's container list: every container on the connected nodes, and each pod of several as one merged log. */
-import { useMemo } from 'react';
+/**
+ * The Logs view's choice of log: a container on the connected nodes, a pod of several as
+ * one merged log, or the containers a label selector picks.
+ */
+import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
-import { useNodes, useResources } from '../../app/context';
+import { toAppErrorData } from '../../../../shared/errors';
+import { useModel, useNodes, useResources } from '../../app/context';
 import { resourceKey } from '../resources/model';
 import type { LogsController, LogTarget } from './logs-controller';
-import { podTargets } from './pod-targets';
+import { labelTarget, podTargets } from './pod-targets';
 
 function targetKey(target: Pick<LogTarget, 'nodeId' | 'containerId'>): string {
   return `${target.nodeId}\u0000${target.containerId}`;
@@ -73,7 +77,8 @@ export function ContainerPicker({ controller }: { controller: LogsController }) 
       {target !== undefined && !listed && (
         <option value={selected}>
           {target.podName === undefined ? '' : `${target.podName} › `}
-          {target.merged === undefined ? target.containerName : 'all containers'} (gone)
+          {target.containerName}
+          {target.merged === undefined ? ' (gone)' : ` (${target.merged.length})`}
         </option>
       )}
       {groups.map((group) => (
@@ -86,5 +91,45 @@ export function ContainerPicker({ controller }: { controller: LogsController }) 
         </optgroup>
       ))}
     </select>
+  );
+}
+
+/** Several pods' containers as one log: those a label selector picks, across the nodes. */
+export function LabelPicker({ controller }: { controller: LogsController }) {
+  const model = useModel();
+  const [selector, setSelector] = useState('');
+  const open = (): void => {
+    const { containers, pods } = model.resources.getState().index;
+    let target: LogTarget;
+    try {
+      target = labelTarget(selector.trim(), containers.values(), pods);
+    } catch (error) {
+      model.toasts.getState().show({
+        tone: 'error',
+        title: 'Could not merge those logs',
+        error: toAppErrorData(error),
+      });
+      return;
+    }
+    void controller.openFor(target);
+  };
+  return (
+    <form
+      className="log-label-picker"
+      onSubmit={(event) => {
+        event.preventDefault();
+        open();
+      }}
+    >
+      <input
+        className="input"
+        type="text"
+        aria-label="Merge the logs of containers with labels"
+        placeholder="Merge by label: app=web"
+        spellCheck={false}
+        value={selector}
+        onChange={(event) => setSelector(event.target.value)}
+      />
+    </form>
   );
 }

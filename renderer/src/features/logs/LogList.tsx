@@ -9,7 +9,7 @@ import {
 } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import type { LogLine, MergedLogSource } from '../../../../shared/model';
+import type { LogLine } from '../../../../shared/model';
 import { highlightPattern } from './highlight';
 import { LineText } from './LineText';
 import { sourceColourClass } from './source-colour';
@@ -78,8 +78,8 @@ const Line = memo(function Line({
   pattern: RegExp | undefined;
   match: boolean;
   current: boolean;
-  /** A merged log's containers, for its container column. */
-  sources: readonly MergedLogSource[];
+  /** A merged log's containers' names, for its container column. */
+  sources: readonly string[];
   /** JSON and logfmt lines as fields rather than raw. */
   fields: boolean;
 }) {
@@ -105,7 +105,7 @@ const Line = memo(function Line({
       )}
       {line.source !== undefined && (
         <span className={`log-source ${sourceColourClass(line.source)}`}>
-          {sources[line.source]?.containerName ?? ''}
+          {sources[line.source] ?? ''}
         </span>
       )}
       <LineText text={line.text} fields={fields} pattern={match ? pattern : undefined} />
@@ -133,7 +133,7 @@ export function LogList({ controller }: { controller: LogsController }) {
       stick: state.stick,
       reveal: state.reveal,
       search: state.search,
-      sources: state.sources,
+      sources: state.sourceNames,
       fields: state.fields,
     })),
   );

@@ -8,7 +8,7 @@ import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
 import { FilterField, MatchToggles } from '../../ui/view/Toolbar';
-import { ContainerPicker } from './ContainerPicker';
+import { ContainerPicker, LabelPicker } from './ContainerPicker';
 import { LogList } from './LogList';
 import {
   logsControllerOf,
@@ -100,9 +100,13 @@ function OpenOptions({ controller }: { controller: LogsController }) {
 
 /** A merged log's containers, each a toggle in its colour: which of them the view shows. */
 function SourceFilter({ controller }: { controller: LogsController }) {
-  const { sources, filter } = useStore(
+  const { sources, names, filter } = useStore(
     controller.store,
-    useShallow((state) => ({ sources: state.sources, filter: state.sourceFilter })),
+    useShallow((state) => ({
+      sources: state.sources,
+      names: state.sourceNames,
+      filter: state.sourceFilter,
+    })),
   );
   if (sources.length === 0) return null;
   return (
@@ -116,7 +120,7 @@ function SourceFilter({ controller }: { controller: LogsController }) {
           title={`${source.namespace ?? ''}/${source.podName ?? ''} › ${source.containerName}\n${source.path}`}
           onClick={() => controller.toggleSource(i)}
         >
-          {source.containerName}
+          {names[i]}
         </button>
       ))}
     </div>
@@ -422,6 +426,7 @@ export function LogsView() {
     <div className="view logs-view">
       <div className="toolbar" role="toolbar" aria-label="Log">
         <ContainerPicker controller={controller} />
+        <LabelPicker controller={controller} />
         <OpenOptions controller={controller} />
         <span className="toolbar-divider" />
         <ViewOptions controller={controller} />

@@ -1,5 +1,5 @@
 /** A log view's lines as text, for a download. */
-import type { LogLine, MergedLogSource } from '../../../../shared/model';
+import type { LogLine } from '../../../../shared/model';
 import type { LogTarget } from './log-types';
 
 const pageLines = 10_000;
@@ -15,7 +15,7 @@ type ReadPage = (
  */
 export async function collectLogText(
   read: ReadPage,
-  shown: { readonly timestamps: boolean; readonly sources: readonly MergedLogSource[] },
+  shown: { readonly timestamps: boolean; readonly names: readonly string[] },
   onProgress?: (saved: number, total: number) => void,
 ): Promise<string> {
   const parts: string[] = [];
@@ -23,8 +23,8 @@ export async function collectLogText(
   for (;;) {
     const page = await read(from, pageLines);
     for (const line of page.lines) {
-      const source = line.source === undefined ? undefined : shown.sources[line.source];
-      const text = source === undefined ? line.text : `${source.containerName} ${line.text}`;
+      const name = line.source === undefined ? undefined : shown.names[line.source];
+      const text = name === undefined ? line.text : `${name} ${line.text}`;
       parts.push(shown.timestamps && line.timeText !== '' ? `${line.timeText} ${text}` : text);
     }
     from += page.lines.length;

@@ -19,6 +19,7 @@ import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
 import { collectLogText, logFileName } from './log-text';
+import { sourceNames } from './source-colour';
 import {
   viewOf,
   type LogOptions,
@@ -39,6 +40,8 @@ export interface LogsState {
   readonly info?: LogInfo | MergedLogInfo;
   /** A merged log's containers (a line's `source` is a position here); empty otherwise. */
   readonly sources: readonly MergedLogSource[];
+  /** Their names as the view shows them (see sourceNames). */
+  readonly sourceNames: readonly string[];
   /** Which of them the view shows; undefined: all. */
   readonly sourceFilter?: readonly number[];
   /** JSON and logfmt lines shown as fields (level, msg, the rest folded), or raw. */
@@ -101,6 +104,7 @@ export class LogsController implements Disposable {
       options: defaultOptions,
       streams: 'all',
       sources: [],
+      sourceNames: [],
       fields: true,
       fieldFilterText: '',
       timestamps: true,
@@ -171,6 +175,7 @@ export class LogsController implements Disposable {
       stick: true,
       search: { ...this.state.search, result: undefined, answered: undefined, current: -1 },
       sources: [],
+      sourceNames: [],
       cache: linesOf(this.model, undefined, {}),
     });
     try {
@@ -199,6 +204,7 @@ export class LogsController implements Disposable {
         phase: 'open',
         info,
         sources: 'sources' in info ? info.sources : [],
+        sourceNames: 'sources' in info ? sourceNames(info.sources) : [],
         cache: linesOf(this.model, info.logId, this.view()),
         following: info.following,
         lineCount: info.lineCount,
@@ -451,14 +457,14 @@ export class LogsController implements Disposable {
 
   /** The view's lines as text, each as the view shows it (see collectLogText), saved. */
   async download(): Promise<void> {
-    const { target, info, timestamps, sources } = this.state;
+    const { target, info, timestamps, sourceNames: names } = this.state;
     if (target === undefined || info === undefined || this.state.download !== undefined) return;
     this.set({ download: { saved: 0, total: this.state.total } });
     try {
       const view = this.view();
       const text = await collectLogText(
         (from, count) => this.model.client.services.logs.lines(info.logId, view, from, count),
-        { timestamps, sources },
+        { timestamps, names },
         (saved, total) => this.set({ download: { saved, total } }),
       );
       saveText(logFileName(target, this.state.options.previous), text);

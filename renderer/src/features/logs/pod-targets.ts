@@ -1,4 +1,9 @@
-/** A pod's containers as one merged log target ("Logs (all containers)"). */
+/**
+ * Merged log targets: a pod's containers ("Logs (all containers)"), or the containers
+ * a label selector picks across pods and nodes.
+ */
+import { AppError } from '../../../../shared/errors';
+import { matchesLabels, parseLabelSelector } from '../../../../shared/label-selector';
 import type { ContainerItem, PodItem } from '../resources/model';
 import { resourceKey } from '../resources/model';
 import type { LogTarget, MergedTarget } from './log-types';
@@ -35,6 +40,54 @@ export function podTarget(pod: PodItem, containers: Iterable<ContainerItem>): Lo
     podName: pod.name,
     namespace: pod.namespace,
     merged: newestByName(own),
+  };
+}
+
+/** As many as the core merges into one log. */
+const maxMerged = 32;
+
+/**
+ * The containers whose labels, with their pod's (as `kubectl logs -l` matches pods),
+ * match the selector, on every connected node: the newest attempt of each container of
+ * each pod, ordered by pod and name (which gives each its colour).
+ */
+export function labelTarget(
+  selector: string,
+  containers: Iterable<ContainerItem>,
+  pods: ReadonlyMap<string, PodItem>,
+): LogTarget {
+  const terms = parseLabelSelector(selector);
+  const byPod = new Map<string, ContainerItem[]>();
+  for (const container of containers) {
+    const key = resourceKey(container.nodeId, container.podSandboxId);
+    const pod = pods.get(key);
+    if (!matchesLabels(terms, { ...pod?.labels, ...container.labels })) continue;
+    const list = byPod.get(key) ?? [];
+    list.push(container);
+    byPod.set(key, list);
+  }
+  const podName = (key: string): string => pods.get(key)?.name ?? '';
+  const merged = [...byPod.entries()]
+    .sort(([a], [b]) => podName(a).localeCompare(podName(b)) || a.localeCompare(b))
+    .flatMap(([, own]) => newestByName(own));
+  if (merged.length === 0) {
+    throw new AppError({
+      code: 'not-found',
+      message: `No container on the connected nodes matches ${selector}.`,
+    });
+  }
+  if (merged.length > maxMerged) {
+    throw new AppError({
+      code: 'invalid-argument',
+      message: `${merged.length} containers match ${selector}; Porthole merges at most ${maxMerged} logs into one.`,
+      hint: 'Narrow the selector (add a term), or open a pod’s logs.',
+    });
+  }
+  return {
+    nodeId: merged[0]?.nodeId ?? '',
+    containerId: `labels:${selector}`,
+    containerName: `containers matching ${selector}`,
+    merged,
   };
 }
 
