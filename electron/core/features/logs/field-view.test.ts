@@ -50,4 +50,24 @@ describe('FieldView', () => {
     });
     expect(errors.search(base, { text: 'start' }, 10, 1000).total).toBe(0);
   });
+
+  it('finds the same lines in a large log through a search for the value first', () => {
+    const store = new LogStore();
+    const lines: string[] = [];
+    for (let i = 0; i < 30_000; i += 1) {
+      const level = i % 1000 === 0 ? 'ERROR' : 'info';
+      // "error" in a message that is not the level: found by the search, refused by the read.
+      lines.push(record(i, `level=${level} msg="no error here ${i}" n=${i}`));
+    }
+    store.append(Buffer.from(lines.join('')));
+    const base = baseOf(store);
+    const errors = new FieldView({ key: 'level', value: 'error' });
+    errors.sync(base);
+    expect(errors.total).toBe(30);
+    expect(errors.window(base, 0, 3).map((line) => line.text)).toEqual([
+      'level=ERROR msg="no error here 0" n=0',
+      'level=ERROR msg="no error here 1000" n=1000',
+      'level=ERROR msg="no error here 2000" n=2000',
+    ]);
+  });
 });

@@ -3,10 +3,20 @@
  * any other view (a stream of a log, containers of a merged one): the positions of its
  * matching lines, found by reading each line's fields once and extended as lines arrive.
  * Views and searches are then answered through those positions.
+ *
+ * Reading a million lines' fields takes seconds, on the thread that serves the UI; but
+ * only a line whose text holds the value can have it. So a large range is first searched
+ * for the value's bytes (in place, as a search is: a fraction of that), and only those
+ * lines are read. A value that JSON may write escaped (quotes, backslashes, non-ASCII)
+ * is looked for line by line.
  */
 import { matchesField, parseLogFields, type FieldFilter } from '../../../../shared/log-fields';
 import type { LogLine, LogSearchQuery, LogSearchResult } from '../../../../shared/model';
 import { NumberList } from './columns';
+import { maxSearchLimit } from './search';
+
+/** New lines fewer than this are read directly (a follow's growth). */
+const directScanLines = 20_000;
 
 /** The view a field filter narrows. */
 export interface BaseView {
@@ -34,8 +44,23 @@ export class FieldView {
       this.scanned = 0;
     }
     const total = base.total();
-    for (let index = this.scanned; index < total; index += 1) {
-      if (matchesField(parseLogFields(base.text(index)), this.filter)) this.positions.push(index);
+    const from = this.scanned;
+    const matches = (index: number): boolean =>
+      matchesField(parseLogFields(base.text(index)), this.filter);
+    const searchable =
+      this.filter.value !== '' && /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(this.filter.value);
+    const candidates =
+      searchable && total - from > directScanLines
+        ? base.search({ text: this.filter.value }, maxSearchLimit)
+        : undefined;
+    if (candidates !== undefined && !candidates.truncated) {
+      for (const index of candidates.lines) {
+        if (index >= from && index < total && matches(index)) this.positions.push(index);
+      }
+    } else {
+      for (let index = from; index < total; index += 1) {
+        if (matches(index)) this.positions.push(index);
+      }
     }
     this.scanned = total;
   }
