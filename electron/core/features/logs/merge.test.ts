@@ -91,4 +91,35 @@ describe('MergeIndex', () => {
     expect(index.positionOf(1, 1)).toBe(index.count - 1);
     expect(index.positionOf(0, busy.dropped)).toBe(1);
   });
+
+  it('matches a sort by (time, source, line) on random logs, merged in steps or at once', () => {
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (let round = 0; round < 20; round += 1) {
+      const records = [0, 1, 2, 3, 4].map((source) => {
+        let time = 0;
+        // Runs of lines, gaps and equal times: what a pod's containers write.
+        return Array.from({ length: Math.floor(next() * 60) }, (_, line): [number, string] => {
+          time += next() < 0.3 ? 0 : Math.floor(next() * 20);
+          return [time, `${source}:${line}`];
+        });
+      });
+      const expected = records
+        .flatMap((lines, source) =>
+          lines.map(([time, text], line) => ({ time, source, line, text })),
+        )
+        .sort((a, b) => a.time - b.time || a.source - b.source || a.line - b.line)
+        .map((entry) => entry.text);
+      const stores = records.map((lines) => storeOf(...lines));
+      const atOnce = new MergeIndex(stores);
+      atOnce.advance();
+      expect(merged(atOnce, stores)).toEqual(expected);
+      const inSteps = new MergeIndex(stores);
+      for (let upTo = t0; inSteps.pending; upTo += Math.floor(next() * 50)) inSteps.advance(upTo);
+      expect(merged(inSteps, stores)).toEqual(expected);
+    }
+  });
 });

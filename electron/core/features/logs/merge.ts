@@ -18,11 +18,14 @@ import type { LogStore } from './store';
 /** What the merge reads of a source: its line index. */
 export type MergeSource = Pick<LogStore, 'columns'>;
 
-/** A min-heap of source numbers by (time of their next line, source number). */
+/**
+ * A min-heap of source numbers by (time of their next line, source number); the times
+ * are the caller's array, read directly (this runs a million times on open).
+ */
 class SourceHeap {
   private readonly items: number[] = [];
 
-  constructor(private readonly key: (source: number) => number) {}
+  constructor(private readonly heads: Float64Array) {}
 
   get size(): number {
     return this.items.length;
@@ -65,10 +68,15 @@ class SourceHeap {
   }
 
   private less(a: number, b: number): boolean {
-    const ka = this.key(a);
-    const kb = this.key(b);
+    const ka = this.heads[a] ?? 0;
+    const kb = this.heads[b] ?? 0;
     return ka < kb || (ka === kb && a < b);
   }
+}
+
+function headOf(heap: SourceHeap, heads: Float64Array): number {
+  const top = heap.peek();
+  return top === undefined ? Number.POSITIVE_INFINITY : (heads[top] ?? 0);
 }
 
 export class MergeIndex {
@@ -130,23 +138,42 @@ export class MergeIndex {
    */
   advance(upTo = Number.POSITIVE_INFINITY): number {
     const before = this.count;
-    const key = (source: number): number => this.timeAt(source, this.cursor[source] ?? 0);
-    const heap = new SourceHeap(key);
+    /** Each source's next line's time. */
+    const heads = new Float64Array(this.sources.length);
+    const heap = new SourceHeap(heads);
     this.sources.forEach(({ columns }, i) => {
       // A store that dropped lines not merged yet: those are gone.
       if ((this.cursor[i] ?? 0) < columns.first) this.cursor[i] = columns.first;
-      if ((this.cursor[i] ?? 0) < columns.end) heap.push(i);
+      const next = this.cursor[i] ?? 0;
+      if (next < columns.end) {
+        heads[i] = this.timeAt(i, next);
+        heap.push(i);
+      }
     });
     for (;;) {
       const source = heap.peek();
       if (source === undefined) break;
-      const line = this.cursor[source] ?? 0;
-      const time = key(source);
+      const time = heads[source] ?? 0;
       if (time > upTo) break;
       heap.pop();
-      this.push(source, line);
-      this.cursor[source] = line + 1;
-      if (line + 1 < (this.sources[source]?.columns.end ?? 0)) heap.push(source);
+      const columns = this.sources[source]?.columns;
+      if (columns === undefined) continue;
+      // This source's lines up to the next source's head go in one run: no heap work.
+      const limit = Math.min(
+        upTo,
+        heap.size === 0 ? Number.POSITIVE_INFINITY : headOf(heap, heads),
+      );
+      let line = this.cursor[source] ?? 0;
+      const end = columns.end;
+      do {
+        this.push(source, line);
+        line += 1;
+      } while (line < end && this.runContinues(columns, line, limit, source, heap, heads));
+      this.cursor[source] = line;
+      if (line < end) {
+        heads[source] = this.timeAt(source, line);
+        heap.push(source);
+      }
     }
     return this.count - before;
   }
@@ -212,6 +239,27 @@ export class MergeIndex {
     this.positions = positions;
     this.droppedCount += removed;
     return removed;
+  }
+
+  /**
+   * Whether a source's next line still comes before every other source's head: earlier,
+   * or as early from a source listed before the head's (ties go by source order).
+   */
+  private runContinues(
+    columns: MergeSource['columns'],
+    line: number,
+    limit: number,
+    source: number,
+    heap: SourceHeap,
+    heads: Float64Array,
+  ): boolean {
+    const time = columns.time[columns.slot(line)] ?? 0;
+    if (time < limit) return true;
+    if (time > limit) return false;
+    const other = heap.peek();
+    // Equal to the limit: the upTo bound (inclusive), or a tie with the next head.
+    if (other === undefined || (heads[other] ?? 0) > limit) return true;
+    return source < other;
   }
 
   private timeAt(source: number, line: number): number {
