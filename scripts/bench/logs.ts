@@ -385,7 +385,7 @@ export async function runLogsBench(context: BenchContext): Promise<BenchFigure[]
         await clearSearch(page);
       }
       log(
-        `merged search: median ${median(mergedSearches).toFixed(0)} ms over ${queries.length} queries`,
+        `merged search: median ${median(mergedSearches).toFixed(0)} ms over ${mergedSearches.length} queries`,
       );
       if (opened.pageErrors.length > 0)
         throw new Error(`page errors: ${opened.pageErrors.join('; ')}`);

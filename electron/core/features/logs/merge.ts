@@ -90,6 +90,8 @@ export class MergeIndex {
   private readonly firstMerged: number[];
   /** Per source: its next line not merged yet (absolute). */
   private readonly cursor: number[];
+  /** Each store's first line when last compacted. */
+  private compactedAt: number[];
   /** Positions removed from the front (their lines were dropped by their stores). */
   private droppedCount = 0;
 
@@ -98,6 +100,7 @@ export class MergeIndex {
     this.positions = sources.map(() => new NumberList());
     this.firstMerged = sources.map((source) => source.columns.first);
     this.cursor = sources.map((source) => source.columns.first);
+    this.compactedAt = sources.map((source) => source.columns.first);
   }
 
   /** Lines merged. */
@@ -210,6 +213,10 @@ export class MergeIndex {
    * were removed.
    */
   compact(): number {
+    // Nothing dropped since the last time: nothing to look for (this runs on every growth).
+    const firsts = this.sources.map(({ columns }) => columns.first);
+    if (firsts.every((first, i) => first === this.compactedAt[i])) return 0;
+    this.compactedAt = firsts;
     const count = this.count;
     let removed = 0;
     for (let position = 0; position < count; position += 1) {
