@@ -58,7 +58,7 @@ export const serviceMethods = {
     remove: 1,
     move: 2,
   },
-  logs: { open: 1, lines: 4, search: 4, close: 1 },
+  logs: { open: 1, openMerged: 1, lines: 4, search: 4, close: 1 },
   diagnostics: { recentLog: 1, report: 0 },
   debug: { start: 1, list: 1, keep: 3, remove: 2 },
   fanout: { preview: 1, start: 1, cancel: 1, exportJsonLines: 1, close: 1 },

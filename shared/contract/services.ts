@@ -29,6 +29,8 @@ import type {
   LogInfo,
   LogLine,
   LogOpenRequest,
+  MergedLogInfo,
+  MergedLogOpenRequest,
   LogSearchQuery,
   LogSearchResult,
   LeftoverProcess,
@@ -238,6 +240,11 @@ export interface ForwardsService {
  */
 export interface LogsService {
   open(request: LogOpenRequest): Promise<LogInfo>;
+  /**
+   * Several containers' logs merged by timestamp into one log (read, searched and closed
+   * as any other); each line says its source. Fails only when none of them opens.
+   */
+  openMerged(request: MergedLogOpenRequest): Promise<MergedLogInfo>;
   /** Lines `from`…`from + count - 1` of the view, and how many lines the view has. */
   lines(
     logId: string,

@@ -1,5 +1,6 @@
 import type { AppErrorData } from '../errors';
 import type { EpochMillis } from './common';
+import type { FieldFilter } from '../log-fields';
 
 /** Container logs, read from the CRI log file (locally or over SFTP). */
 export type LogStream = 'stdout' | 'stderr';
@@ -21,6 +22,10 @@ export interface LogOpenRequest {
 export interface LogView {
   /** Default both. */
   readonly streams?: readonly LogStream[];
+  /** A merged log only: which of its sources (positions in `MergedLogInfo.sources`); default all. */
+  readonly sources?: readonly number[];
+  /** Only JSON or logfmt lines with this field's value (`level=error`; see log-fields). */
+  readonly field?: FieldFilter;
 }
 
 export interface LogLine {
@@ -32,6 +37,8 @@ export interface LogLine {
   readonly stream: LogStream;
   /** P/F partial lines already merged; no trailing newline. */
   readonly text: string;
+  /** A merged log only: the line's source (its position in `MergedLogInfo.sources`). */
+  readonly source?: number;
 }
 
 export interface LogInfo {
@@ -71,4 +78,38 @@ export interface LogUpdate {
   readonly dropped?: number;
   /** Following stopped: why. */
   readonly error?: AppErrorData;
+}
+
+/**
+ * Several containers' logs as one stream, ordered by their CRI timestamps (a pod's
+ * containers, or a label selection across pods and nodes). `tailLines` and `since`
+ * apply to each container's log, as `kubectl logs --all-containers` does.
+ */
+export interface MergedLogOpenRequest {
+  /** At most 32. */
+  readonly targets: readonly { readonly nodeId: string; readonly containerId: string }[];
+  readonly previous?: boolean;
+  readonly tailLines?: number;
+  readonly since?: EpochMillis;
+  readonly follow: boolean;
+}
+
+export interface MergedLogSource {
+  readonly nodeId: string;
+  readonly containerId: string;
+  readonly containerName: string;
+  readonly podName?: string;
+  readonly namespace?: string;
+  readonly path: string;
+  readonly following: boolean;
+}
+
+export interface MergedLogInfo {
+  /** Read with `logs.lines`, `logs.search`, the `logs` event, and closed with `logs.close`. */
+  readonly logId: string;
+  readonly following: boolean;
+  /** Lines merged when opened. */
+  readonly lineCount: number;
+  /** In the order the request named them; a line's `source` is a position here. */
+  readonly sources: readonly MergedLogSource[];
 }

@@ -184,6 +184,17 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Logs');
   });
 
+  it('Logs (all containers)', async () => {
+    await app.go('Pods');
+    const pods = new ResourcesPage(page, 'pods');
+    await pods.filter(webPod);
+    await pods.open(webPod);
+    await pods.detailAction(/^Logs \(all containers\)$/).click();
+    await page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+    await page.getByRole('list', { name: 'Log lines' }).locator('.log-source').first().waitFor();
+    await audit('Logs (all containers)');
+  });
+
   it('Files', async () => {
     await app.go('Containers');
     await containers().filter(lab.runId);

@@ -9,7 +9,7 @@ import { containerTerminalActions, terminalCommands, terminalsView } from '../fe
 import { containerStatsAction, podStatsAction, statsView } from '../features/stats';
 import { forwardCommands, podForwardActions, portForwardsView } from '../features/port-forwards';
 import { sessionCommands, sessionsView } from '../features/sessions';
-import { containerLogsAction, logsView } from '../features/logs';
+import { containerLogsAction, logsCommands, logsView, podLogsAction } from '../features/logs';
 import { diagnosticsCommands, diagnosticsView } from '../features/diagnostics';
 import { containerDebugAction, debugView } from '../features/debug';
 import { containerFanoutAction, fanoutView } from '../features/fanout';
@@ -40,6 +40,7 @@ export const commandProviders: readonly CommandProvider[] = [
   terminalCommands,
   forwardCommands,
   sessionCommands,
+  logsCommands,
   nodeCommands,
   diagnosticsCommands,
   appCommands(views),
@@ -47,7 +48,7 @@ export const commandProviders: readonly CommandProvider[] = [
 
 /** What features offer on a pod or container row, beside the resource's own actions. */
 export const resourceActions: ResourceActions = {
-  pods: [...podForwardActions, podStatsAction],
+  pods: [...podForwardActions, podLogsAction, podStatsAction],
   containers: [
     ...containerTerminalActions,
     containerDebugAction,

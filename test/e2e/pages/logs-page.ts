@@ -46,6 +46,30 @@ export class LogsPage {
     return items.map((item) => item.text);
   }
 
+  /** A merged log's lines on screen, top to bottom: container, time as written, text. */
+  async mergedLines(): Promise<{ source: string; timeText: string; text: string }[]> {
+    const items = await this.list.locator('.log-line:not(.loading)').evaluateAll((elements) =>
+      elements
+        .map((element) => ({
+          index: Number((element as HTMLElement).dataset.index),
+          source: element.querySelector('.log-source')?.textContent ?? '',
+          timeText: element.querySelector('.log-time')?.getAttribute('title') ?? '',
+          text: element.querySelector('.log-text')?.textContent ?? '',
+        }))
+        .sort((a, b) => a.index - b.index),
+    );
+    return items.map(({ source, timeText, text }) => ({ source, timeText, text }));
+  }
+
+  /** A merged log's container toggles. */
+  get sources(): Locator {
+    return this.page.getByRole('group', { name: 'Containers shown' });
+  }
+
+  source(name: string): Locator {
+    return this.sources.getByRole('button', { name, exact: true });
+  }
+
   get searchInput(): Locator {
     return this.page.getByRole('searchbox', { name: 'Search the log' });
   }

@@ -7,3 +7,5 @@ export { LogStore, defaultMaxLogBytes, type LogStoreOptions } from './store';
 export { toStreamSelection, type StreamSelection } from './selection';
 export { tailStart } from './tail';
 export { LogsServiceImpl } from './service';
+export { MergeIndex, type MergeSource } from './merge';
+export { MergedLog, defaultReorderWindowMs, type MergedSelection } from './merged-log';

@@ -94,6 +94,21 @@ export class OpenLog implements Disposable {
     };
   }
 
+  /** Where the log is, and whose. */
+  get location(): LogLocation {
+    return this.init.location;
+  }
+
+  /** How the file is read: SFTP polls, so its growth comes later than a local file's. */
+  get transport(): NodeFiles['transport'] {
+    return this.init.files.transport;
+  }
+
+  /** Why following stopped, if it failed. */
+  get failure(): AppError | undefined {
+    return this.error;
+  }
+
   /** Reads what is there (following from there on if asked); resolves once read. */
   async start(): Promise<void> {
     const { request } = this.init;

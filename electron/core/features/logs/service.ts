@@ -3,8 +3,12 @@
  * read into an indexed store, followed if asked) and read in windows, so a million lines
  * never cross the wire at once.
  *
+ * A merged log (several containers' logs ordered by time, see MergedLog) is read,
+ * searched, watched and closed through the same methods, by its id.
+ *
  * Bounds: each log holds at most `maxBytes` (the store's cap: the oldest lines are
- * dropped past it), at most `maxOpenLogs` are open at once, a window is at most
+ * dropped past it), at most `maxOpenLogs` are open at once (a merged one counts once: its sources
+ * share one log's `maxBytes`), a window is at most
  * `maxWindowLines` lines, and a log nobody subscribes to for `idleCloseMs` (a window that
  * went away without closing it) is closed.
  */
@@ -19,6 +23,8 @@ import type {
   LogSearchQuery,
   LogSearchResult,
   LogView,
+  MergedLogInfo,
+  MergedLogOpenRequest,
 } from '../../../../shared/model';
 import {
   defaultMaxLogBytes,
@@ -26,12 +32,15 @@ import {
   locateLog,
   maxSearchLimit,
   OpenLog,
-  toStreamSelection,
   type OpenLogTimings,
 } from './index';
 import type { SessionRegistry } from '../sessions';
 import { requireNonNegativeInteger, requireObject, requireString } from '../../base/args';
 import { nodeFiles } from '../nodes';
+import { MergedLog } from './merged-log';
+import { toMergedOpenRequest, toOpenRequest, toView } from './requests';
+import { fieldKey, FieldView, type BaseView } from './field-view';
+import { baseViewOf } from './views';
 import { toCallOptions, type NodeManager } from '../nodes';
 
 export const maxWindowLines = 10_000;
@@ -43,55 +52,19 @@ export interface LogsServiceOptions {
   readonly maxOpenLogs?: number;
   /** Default 60 s. */
   readonly idleCloseMs?: number;
+  /** How long a followed merged log holds lines back to place late ones (see MergedLog). */
+  readonly reorderWindowMs?: number;
   readonly timings?: Partial<OpenLogTimings>;
 }
 
 interface Entry {
-  readonly log: OpenLog;
+  readonly log: OpenLog | MergedLog;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Field-filtered views asked for, by view and filter. */
+  readonly fields: Map<string, FieldView>;
 }
 
-function optionalBoolean(value: unknown, name: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') {
-    throw new AppError({ code: 'invalid-argument', message: `${name} must be true or false.` });
-  }
-  return value;
-}
-
-function toOpenRequest(value: unknown): LogOpenRequest {
-  const request = requireObject(value, 'request');
-  const previous = optionalBoolean(request.previous, 'previous');
-  const follow = optionalBoolean(request.follow, 'follow') ?? false;
-  const tailLines =
-    request.tailLines === undefined
-      ? undefined
-      : requireNonNegativeInteger(request.tailLines, 'tailLines');
-  let since: number | undefined;
-  if (request.since !== undefined) {
-    if (typeof request.since !== 'number' || !Number.isFinite(request.since)) {
-      throw new AppError({
-        code: 'invalid-argument',
-        message: 'since must be a time (epoch milliseconds).',
-      });
-    }
-    since = request.since;
-  }
-  return {
-    nodeId: requireString(request.nodeId, 'nodeId'),
-    containerId: requireString(request.containerId, 'containerId'),
-    follow,
-    ...(previous !== undefined && { previous }),
-    ...(tailLines !== undefined && { tailLines }),
-    ...(since !== undefined && { since }),
-  };
-}
-
-function toView(value: unknown): LogView {
-  if (value === undefined) return {};
-  const view = requireObject(value, 'view');
-  return view.streams === undefined ? {} : { streams: view.streams as LogView['streams'] };
-}
+const maxFieldViews = 4;
 
 export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
   private readonly logs = new Map<string, Entry>();
@@ -108,7 +81,7 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     this.idleCloseMs = options.idleCloseMs ?? 60_000;
     // A node that goes away takes its follows with it; what was read stays readable.
     this.nodeWatch = nodes.onDidChange(({ upserted, removed }) => {
-      for (const { log } of this.logs.values()) {
+      for (const log of this.openLogs()) {
         const nodeId = log.info.nodeId;
         const status = upserted.find((candidate) => candidate.nodeId === nodeId);
         if (status === undefined && !removed.includes(nodeId)) continue;
@@ -127,13 +100,60 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
 
   async open(request: LogOpenRequest, context?: CallContext): Promise<LogInfo> {
     const checked = toOpenRequest(request);
-    if (this.logs.size >= this.maxOpenLogs) {
-      throw new AppError({
-        code: 'resource-exhausted',
-        message: `Porthole has ${this.logs.size} logs open, as many as it keeps at once.`,
-        hint: 'Close a log view, then try again.',
-      });
+    this.checkRoom();
+    const log = await this.openLog(checked, context);
+    const entry: Entry = { log, idleTimer: undefined, fields: new Map() };
+    const logId = log.info.logId;
+    this.logs.set(logId, entry);
+    log.onDidDispose = () => {
+      clearTimeout(entry.idleTimer);
+      if (this.logs.get(logId) === entry) this.logs.delete(logId);
+    };
+    // Closed if the caller goes away before it subscribes (or never does).
+    if (log.subscriberCount === 0) this.scheduleIdleClose(entry);
+    return log.info;
+  }
+
+  async openMerged(request: MergedLogOpenRequest, context?: CallContext): Promise<MergedLogInfo> {
+    const checked = toMergedOpenRequest(request);
+    this.checkRoom();
+    const maxBytes = this.options.maxBytes ?? defaultMaxLogBytes;
+    const opened = await Promise.allSettled(
+      checked.targets.map(({ nodeId, containerId }) =>
+        this.openLog(
+          { ...checked.options, nodeId, containerId },
+          context,
+          Math.floor(maxBytes / checked.targets.length),
+        ),
+      ),
+    );
+    const logs = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = opened.find((result) => result.status === 'rejected');
+    if (logs.length === 0 && failed !== undefined) throw failed.reason;
+    // A container without a log (never started, no log directory) is left out; the info
+    // lists the sources that opened.
+    const logId = randomUUID();
+    const merged = new MergedLog(logId, logs, this.options.reorderWindowMs);
+    const entry: Entry = { log: merged, idleTimer: undefined, fields: new Map() };
+    this.logs.set(logId, entry);
+    merged.onDidDispose = () => {
+      clearTimeout(entry.idleTimer);
+      if (this.logs.get(logId) === entry) this.logs.delete(logId);
+    };
+    if (context?.signal.aborted === true) {
+      merged.dispose();
+      throw new AppError({ code: 'cancelled', message: 'The log was closed while it opened.' });
     }
+    this.scheduleIdleClose(entry);
+    return merged.info;
+  }
+
+  /** Finds and reads (following if asked) one container's log. */
+  private async openLog(
+    checked: LogOpenRequest,
+    context?: CallContext,
+    maxBytes = this.options.maxBytes ?? defaultMaxLogBytes,
+  ): Promise<OpenLog> {
     const { nodeId, containerId } = checked;
     const client = this.nodes.client(nodeId);
     const files = nodeFiles(this.nodes, nodeId);
@@ -144,9 +164,8 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
       checked.previous === true,
       toCallOptions(context?.signal),
     );
-    const logId = randomUUID();
     const log = new OpenLog({
-      logId,
+      logId: randomUUID(),
       nodeId,
       nodeName: this.nodes.nodeName(nodeId),
       request: checked,
@@ -154,14 +173,12 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
       files,
       client: () => this.nodes.client(nodeId),
       sessions: this.sessions,
-      store: { maxBytes: this.options.maxBytes ?? defaultMaxLogBytes },
+      store: { maxBytes },
       ...(this.options.timings !== undefined && { timings: this.options.timings }),
     });
-    const entry: Entry = { log, idleTimer: undefined };
-    this.logs.set(logId, entry);
+    let closed = false;
     log.onDidDispose = () => {
-      clearTimeout(entry.idleTimer);
-      if (this.logs.get(logId) === entry) this.logs.delete(logId);
+      closed = true;
     };
     const cancel = (): void => log.dispose();
     context?.signal.addEventListener('abort', cancel, { once: true });
@@ -173,12 +190,21 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     } finally {
       context?.signal.removeEventListener('abort', cancel);
     }
-    if (!this.logs.has(logId)) {
+    if (closed) {
       throw new AppError({ code: 'cancelled', message: 'The log was closed while it opened.' });
     }
-    // Closed if the caller goes away before it subscribes (or never does).
-    if (log.subscriberCount === 0) this.scheduleIdleClose(entry);
-    return log.info;
+    return log;
+  }
+
+  /** A merged log counts as one: its sources share one log's memory bound. */
+  private checkRoom(): void {
+    if (this.logs.size >= this.maxOpenLogs) {
+      throw new AppError({
+        code: 'resource-exhausted',
+        message: `Porthole has ${this.logs.size} logs open, as many as it keeps at once.`,
+        hint: 'Close a log view, then try again.',
+      });
+    }
   }
 
   lines(
@@ -187,14 +213,17 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     from: number,
     count: number,
   ): Promise<{ readonly lines: readonly LogLine[]; readonly total: number }> {
-    const log = this.require(logId);
-    const selection = toStreamSelection(toView(view).streams);
+    const entry = this.require(logId);
+    const checkedView = toView(view);
     const start = requireNonNegativeInteger(from, 'from');
     const wanted = Math.min(maxWindowLines, requireNonNegativeInteger(count, 'count'));
-    return Promise.resolve({
-      lines: log.store.window(selection, start, wanted),
-      total: log.store.total(selection),
-    });
+    const base = baseViewOf(entry.log, checkedView);
+    const field = this.fieldView(entry, checkedView, base);
+    return Promise.resolve(
+      field === undefined
+        ? { lines: base.window(start, wanted), total: base.total() }
+        : { lines: field.window(base, start, wanted), total: field.total },
+    );
   }
 
   search(
@@ -203,13 +232,33 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     query: LogSearchQuery,
     limit?: number,
   ): Promise<LogSearchResult> {
-    const log = this.require(logId);
-    const selection = toStreamSelection(toView(view).streams);
+    const entry = this.require(logId);
+    const checkedView = toView(view);
     const max =
       limit === undefined
         ? defaultSearchLimit
         : Math.min(maxSearchLimit, requireNonNegativeInteger(limit, 'limit'));
-    return Promise.resolve(log.searcher.search(selection, query, max));
+    const base = baseViewOf(entry.log, checkedView);
+    const field = this.fieldView(entry, checkedView, base);
+    return Promise.resolve(
+      field === undefined
+        ? base.search(query, max)
+        : field.search(base, query, max, maxSearchLimit),
+    );
+  }
+
+  /** The view's field filter, kept per log and view (a few at a time), up to date. */
+  private fieldView(entry: Entry, view: LogView, base: BaseView): FieldView | undefined {
+    if (view.field === undefined) return undefined;
+    const key = `${JSON.stringify([view.streams, view.sources])}\u0000${fieldKey(view.field)}`;
+    let field = entry.fields.get(key);
+    if (field === undefined) {
+      if (entry.fields.size >= maxFieldViews) entry.fields.clear();
+      field = new FieldView(view.field);
+      entry.fields.set(key, field);
+    }
+    field.sync(base);
+    return field;
   }
 
   close(logId: string): Promise<void> {
@@ -239,10 +288,18 @@ export class LogsServiceImpl implements ServiceHandler<'logs'>, Disposable {
     this.logs.clear();
   }
 
-  private require(logId: unknown): OpenLog {
+  /** Every single log read now: the open ones, and the sources of the merged ones. */
+  private *openLogs(): Generator<OpenLog> {
+    for (const { log } of this.logs.values()) {
+      if (log instanceof MergedLog) yield* log.sources;
+      else yield log;
+    }
+  }
+
+  private require(logId: unknown): Entry {
     const entry = this.logs.get(requireString(logId, 'logId'));
     if (entry === undefined) throw unknownLog();
-    return entry.log;
+    return entry;
   }
 
   private scheduleIdleClose(entry: Entry): void {

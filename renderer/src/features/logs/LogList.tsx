@@ -10,7 +10,9 @@ import {
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { LogLine } from '../../../../shared/model';
-import { highlightPattern, segments } from './highlight';
+import { highlightPattern } from './highlight';
+import { LineText } from './LineText';
+import { sourceColourClass } from './source-colour';
 import type { LogsController } from './logs-controller';
 
 /** Line height in pixels; matches .log-line in logs.css. */
@@ -66,6 +68,8 @@ const Line = memo(function Line({
   pattern,
   match,
   current,
+  sources,
+  fields,
 }: {
   line: LogLine | undefined;
   index: number;
@@ -74,6 +78,10 @@ const Line = memo(function Line({
   pattern: RegExp | undefined;
   match: boolean;
   current: boolean;
+  /** A merged log's containers' names, for its container column. */
+  sources: readonly string[];
+  /** JSON and logfmt lines as fields rather than raw. */
+  fields: boolean;
 }) {
   if (line === undefined) {
     return <div className="log-line loading" role="listitem" style={{ top }} data-index={index} />;
@@ -95,17 +103,12 @@ const Line = memo(function Line({
           {line.timeText === '' ? '' : formatLineTime(line.time)}
         </span>
       )}
-      <span className="log-text">
-        {segments(line.text, match ? pattern : undefined).map((part, i) =>
-          part.match ? (
-            <mark key={i} className="log-mark">
-              {part.text}
-            </mark>
-          ) : (
-            part.text
-          ),
-        )}
-      </span>
+      {line.source !== undefined && (
+        <span className={`log-source ${sourceColourClass(line.source)}`}>
+          {sources[line.source] ?? ''}
+        </span>
+      )}
+      <LineText text={line.text} fields={fields} pattern={match ? pattern : undefined} />
     </div>
   );
 });
@@ -121,7 +124,7 @@ function isAtEnd(element: HTMLElement): boolean {
 }
 
 export function LogList({ controller }: { controller: LogsController }) {
-  const { total, cache, timestamps, stick, reveal, search } = useStore(
+  const { total, cache, timestamps, stick, reveal, search, sources, fields } = useStore(
     controller.store,
     useShallow((state) => ({
       total: state.total,
@@ -130,6 +133,8 @@ export function LogList({ controller }: { controller: LogsController }) {
       stick: state.stick,
       reveal: state.reveal,
       search: state.search,
+      sources: state.sourceNames,
+      fields: state.fields,
     })),
   );
   const version = useSyncExternalStore(
@@ -238,6 +243,8 @@ export function LogList({ controller }: { controller: LogsController }) {
         pattern={pattern}
         match={contains(matches, index)}
         current={index === currentLine}
+        sources={sources}
+        fields={fields}
       />,
     );
   }

@@ -1,22 +1,22 @@
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import { useModel, useNodes, useResources } from '../../app/context';
+import { useModel } from '../../app/context';
 import { isEditableTarget } from '../../app/keyboard';
 import { Button } from '../../ui/Button';
 import { EmptyState, LoadingState } from '../../ui/EmptyState';
 import { ErrorBanner, InfoBanner } from '../../ui/ErrorBanner';
 import { formatCount } from '../../ui/format';
 import { FilterField, MatchToggles } from '../../ui/view/Toolbar';
-import { resourceKey } from '../resources/model';
+import { ContainerPicker, LabelPicker } from './ContainerPicker';
 import { LogList } from './LogList';
 import {
   logsControllerOf,
   searchLimit,
   type LogsController,
-  type LogTarget,
   type StreamChoice,
 } from './logs-controller';
+import { sourceColourClass } from './source-colour';
 import './logs.css';
 
 const tailChoices: readonly { readonly label: string; readonly value: number | undefined }[] = [
@@ -35,79 +35,6 @@ const sinceChoices: readonly { readonly label: string; readonly value: number | 
   { label: 'Last 6 hours', value: 6 * 3600 },
   { label: 'Last 24 hours', value: 24 * 3600 },
 ];
-
-function targetKey(target: Pick<LogTarget, 'nodeId' | 'containerId'>): string {
-  return `${target.nodeId}\u0000${target.containerId}`;
-}
-
-/** Every container on the connected nodes, to pick one from. */
-function ContainerPicker({ controller }: { controller: LogsController }) {
-  const target = useStore(controller.store, (state) => state.target);
-  const containers = useResources((state) => state.index.containers);
-  const pods = useResources((state) => state.index.pods);
-  const nodes = useNodes((state) => state.nodes);
-  const groups = useMemo(() => {
-    const byNode = new Map<string, { key: string; label: string; target: LogTarget }[]>();
-    for (const container of containers.values()) {
-      const pod = pods.get(resourceKey(container.nodeId, container.podSandboxId));
-      const entry = {
-        key: targetKey({ nodeId: container.nodeId, containerId: container.id }),
-        label: `${pod === undefined ? '' : `${pod.namespace}/${pod.name} › `}${container.name} (${container.state}${container.attempt > 0 ? `, attempt ${container.attempt}` : ''})`,
-        target: {
-          nodeId: container.nodeId,
-          containerId: container.id,
-          containerName: container.name,
-          ...(pod !== undefined && { podName: pod.name, namespace: pod.namespace }),
-        },
-      };
-      const list = byNode.get(container.nodeId) ?? [];
-      list.push(entry);
-      byNode.set(container.nodeId, list);
-    }
-    return [...byNode.entries()].map(([nodeId, entries]) => ({
-      nodeId,
-      name: nodes.find((node) => node.nodeId === nodeId)?.name ?? nodeId,
-      entries: entries.sort((a, b) => a.label.localeCompare(b.label)),
-    }));
-  }, [containers, pods, nodes]);
-  const selected = target === undefined ? '' : targetKey(target);
-  const chosen = groups
-    .flatMap((group) => group.entries.map((entry) => ({ entry, node: group.name })))
-    .find(({ entry }) => entry.key === selected);
-  const listed = chosen !== undefined;
-  return (
-    <select
-      className="select log-container-select"
-      aria-label="Container"
-      // A long pod › container name may not fit: the whole of it on hover.
-      title={chosen === undefined ? undefined : `${chosen.entry.label}\non ${chosen.node}`}
-      value={selected}
-      onChange={(event) => {
-        const entry = groups
-          .flatMap((group) => group.entries)
-          .find((candidate) => candidate.key === event.target.value);
-        if (entry !== undefined) void controller.openFor(entry.target);
-      }}
-    >
-      {target === undefined && <option value="">Choose a container…</option>}
-      {target !== undefined && !listed && (
-        <option value={selected}>
-          {target.podName === undefined ? '' : `${target.podName} › `}
-          {target.containerName} (gone)
-        </option>
-      )}
-      {groups.map((group) => (
-        <optgroup key={group.nodeId} label={group.name}>
-          {group.entries.map((entry) => (
-            <option key={entry.key} value={entry.key}>
-              {entry.label}
-            </option>
-          ))}
-        </optgroup>
-      ))}
-    </select>
-  );
-}
 
 function OpenOptions({ controller }: { controller: LogsController }) {
   const options = useStore(controller.store, (state) => state.options);
@@ -171,13 +98,48 @@ function OpenOptions({ controller }: { controller: LogsController }) {
   );
 }
 
-function ViewOptions({ controller }: { controller: LogsController }) {
-  const { streams, timestamps } = useStore(
+/** A merged log's containers, each a toggle in its colour: which of them the view shows. */
+function SourceFilter({ controller }: { controller: LogsController }) {
+  const { sources, names, filter } = useStore(
     controller.store,
-    useShallow((state) => ({ streams: state.streams, timestamps: state.timestamps })),
+    useShallow((state) => ({
+      sources: state.sources,
+      names: state.sourceNames,
+      filter: state.sourceFilter,
+    })),
+  );
+  if (sources.length === 0) return null;
+  return (
+    <div className="log-sources" role="group" aria-label="Containers shown">
+      {sources.map((source, i) => (
+        <button
+          key={`${source.nodeId}/${source.containerId}`}
+          type="button"
+          className={`log-source-chip ${sourceColourClass(i)}`}
+          aria-pressed={filter === undefined || filter.includes(i)}
+          title={`${source.namespace ?? ''}/${source.podName ?? ''} › ${source.containerName}\n${source.path}`}
+          onClick={() => controller.toggleSource(i)}
+        >
+          {names[i]}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function ViewOptions({ controller }: { controller: LogsController }) {
+  const { streams, timestamps, fields, fieldFilterText } = useStore(
+    controller.store,
+    useShallow((state) => ({
+      streams: state.streams,
+      timestamps: state.timestamps,
+      fields: state.fields,
+      fieldFilterText: state.fieldFilterText,
+    })),
   );
   return (
     <>
+      <SourceFilter controller={controller} />
       <select
         className="select"
         aria-label="Streams"
@@ -196,6 +158,23 @@ function ViewOptions({ controller }: { controller: LogsController }) {
         />
         Timestamps
       </label>
+      <label className="checkbox" title="JSON and logfmt lines as level, message and fields">
+        <input
+          type="checkbox"
+          checked={fields}
+          onChange={(event) => controller.setFields(event.target.checked)}
+        />
+        Fields
+      </label>
+      <input
+        className="input log-field-filter"
+        type="text"
+        aria-label="Filter on a field"
+        placeholder="level=error"
+        spellCheck={false}
+        value={fieldFilterText}
+        onChange={(event) => controller.setFieldFilterText(event.target.value)}
+      />
     </>
   );
 }
@@ -303,6 +282,8 @@ function StatusBar({ controller }: { controller: LogsController }) {
       total: s.total,
       lineCount: s.lineCount,
       streams: s.streams,
+      filtered: s.sourceFilter !== undefined || s.fieldFilter !== undefined,
+      sources: s.sources,
       following: s.following,
       stick: s.stick,
       dropped: s.dropped,
@@ -312,9 +293,16 @@ function StatusBar({ controller }: { controller: LogsController }) {
   );
   if (state.info === undefined || state.phase !== 'open') return null;
   const shown =
-    state.streams === 'all'
+    state.streams === 'all' && !state.filtered
       ? `${formatCount(state.total)} lines`
-      : `${formatCount(state.total)} of ${formatCount(state.lineCount)} lines (${state.streams})`;
+      : `${formatCount(state.total)} of ${formatCount(state.lineCount)} lines${state.streams === 'all' ? '' : ` (${state.streams})`}`;
+  // A merged log reads several files: their count, and their paths on hover.
+  const path =
+    'path' in state.info
+      ? state.info.path
+      : `${state.sources.length} containers' logs, merged by time`;
+  const pathTitle =
+    'path' in state.info ? state.info.path : state.sources.map((s) => s.path).join('\n');
   return (
     <div className="log-status">
       <span className={state.following ? 'log-live' : 'muted'}>
@@ -326,8 +314,8 @@ function StatusBar({ controller }: { controller: LogsController }) {
           {formatCount(state.dropped)} older lines dropped
         </span>
       )}
-      <code className="log-path" title={state.info.path}>
-        {state.info.path}
+      <code className="log-path" title={pathTitle}>
+        {path}
       </code>
       <span className="toolbar-spacer" />
       {!state.stick && (
@@ -438,6 +426,7 @@ export function LogsView() {
     <div className="view logs-view">
       <div className="toolbar" role="toolbar" aria-label="Log">
         <ContainerPicker controller={controller} />
+        <LabelPicker controller={controller} />
         <OpenOptions controller={controller} />
         <span className="toolbar-divider" />
         <ViewOptions controller={controller} />

@@ -8,48 +8,28 @@ import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
 import type {
   LogInfo,
   LogSearchQuery,
-  LogSearchResult,
-  LogStream,
   LogUpdate,
   LogView,
+  MergedLogInfo,
+  MergedLogSource,
 } from '../../../../shared/model';
+import { parseFieldFilter, type FieldFilter } from '../../../../shared/log-fields';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
 import { LineCache } from './line-cache';
+import { collectLogText, logFileName } from './log-text';
+import { sourceNames } from './source-colour';
+import {
+  viewOf,
+  type LogOptions,
+  type LogTarget,
+  type SearchState,
+  type StreamChoice,
+} from './log-types';
 import { saveText } from '../../ui/save-file';
 
-export interface LogTarget {
-  readonly nodeId: string;
-  readonly containerId: string;
-  readonly containerName: string;
-  readonly podName?: string;
-  readonly namespace?: string;
-}
-
-export interface LogOptions {
-  readonly follow: boolean;
-  readonly previous: boolean;
-  /** Undefined: the whole file. */
-  readonly tailLines?: number;
-  /** Only lines this recent (seconds); undefined: any age. */
-  readonly sinceSeconds?: number;
-}
-
-export type StreamChoice = 'all' | LogStream;
-
-export interface SearchState {
-  readonly text: string;
-  readonly regex: boolean;
-  readonly caseSensitive: boolean;
-  /** The query the result answers (the text may have moved on while it ran). */
-  readonly answered?: LogSearchQuery;
-  readonly result?: LogSearchResult;
-  /** Position in `result.lines` of the match shown; -1 for none. */
-  readonly current: number;
-  readonly busy: boolean;
-  readonly error?: AppErrorData;
-}
+export type { LogOptions, LogTarget, MergedTarget, SearchState, StreamChoice } from './log-types';
 
 export interface LogsState {
   readonly target?: LogTarget;
@@ -57,7 +37,18 @@ export interface LogsState {
   readonly streams: StreamChoice;
   readonly timestamps: boolean;
   readonly phase: 'idle' | 'opening' | 'open' | 'failed';
-  readonly info?: LogInfo;
+  readonly info?: LogInfo | MergedLogInfo;
+  /** A merged log's containers (a line's `source` is a position here); empty otherwise. */
+  readonly sources: readonly MergedLogSource[];
+  /** Their names as the view shows them (see sourceNames). */
+  readonly sourceNames: readonly string[];
+  /** Which of them the view shows; undefined: all. */
+  readonly sourceFilter?: readonly number[];
+  /** JSON and logfmt lines shown as fields (level, msg, the rest folded), or raw. */
+  readonly fields: boolean;
+  /** The view's field filter as typed (`level=error`), and as the core applies it. */
+  readonly fieldFilterText: string;
+  readonly fieldFilter?: FieldFilter;
   readonly openError?: AppErrorData;
   readonly following: boolean;
   /** Why following stopped, when it stopped by itself. */
@@ -81,7 +72,6 @@ export const defaultOptions: LogOptions = { follow: true, previous: false, tailL
 export const searchLimit = 20_000;
 const searchDebounceMs = 100;
 const growthSearchIntervalMs = 1000;
-const downloadPageLines = 10_000;
 
 const emptySearch: SearchState = {
   text: '',
@@ -90,10 +80,6 @@ const emptySearch: SearchState = {
   current: -1,
   busy: false,
 };
-
-function viewOf(streams: StreamChoice): LogView {
-  return streams === 'all' ? {} : { streams: [streams] };
-}
 
 export class LogsController implements Disposable {
   readonly store: StoreApi<LogsState>;
@@ -108,6 +94,7 @@ export class LogsController implements Disposable {
   private revealSeq = 0;
   private searchSeq = 0;
   private searchTimer: ReturnType<typeof setTimeout> | undefined;
+  private fieldTimer: ReturnType<typeof setTimeout> | undefined;
   private growthSearchTimer: ReturnType<typeof setTimeout> | undefined;
   private totalSeq = 0;
   private disposed = false;
@@ -116,6 +103,10 @@ export class LogsController implements Disposable {
     this.store = createStore<LogsState>()(() => ({
       options: defaultOptions,
       streams: 'all',
+      sources: [],
+      sourceNames: [],
+      fields: true,
+      fieldFilterText: '',
       timestamps: true,
       phase: 'idle',
       following: false,
@@ -124,7 +115,7 @@ export class LogsController implements Disposable {
       dropped: 0,
       stick: true,
       search: emptySearch,
-      cache: linesOf(this.model, undefined, 'all'),
+      cache: linesOf(this.model, undefined, {}),
     }));
   }
 
@@ -136,12 +127,24 @@ export class LogsController implements Disposable {
     this.store.setState(change);
   }
 
+  /** Whether the view shows every line of the log (its total is the log's line count). */
+  private wholeView(): boolean {
+    const { streams, sourceFilter, fieldFilter } = this.state;
+    return streams === 'all' && sourceFilter === undefined && fieldFilter === undefined;
+  }
+
+  /** The current view as the core reads it. */
+  private view(): LogView {
+    return viewOf(this.state.streams, this.state.sourceFilter, this.state.fieldFilter);
+  }
+
   // ---- opening ----------------------------------------------------------------------
 
   /** Opens a container's log with the current options (closing the one open). */
   openFor(target: LogTarget, options?: Partial<LogOptions>): Promise<void> {
     this.set({
       target,
+      sourceFilter: undefined,
       options: { ...this.state.options, ...options, previous: options?.previous ?? false },
     });
     return this.reopen();
@@ -171,19 +174,27 @@ export class LogsController implements Disposable {
       dropped: 0,
       stick: true,
       search: { ...this.state.search, result: undefined, answered: undefined, current: -1 },
-      cache: linesOf(this.model, undefined, 'all'),
+      sources: [],
+      sourceNames: [],
+      cache: linesOf(this.model, undefined, {}),
     });
     try {
-      const info = await this.model.client.services.logs.open({
-        nodeId: target.nodeId,
-        containerId: target.containerId,
+      const read = {
         follow: options.follow,
         ...(options.previous && { previous: true }),
         ...(options.tailLines !== undefined && { tailLines: options.tailLines }),
         ...(options.sinceSeconds !== undefined && {
           since: Date.now() - options.sinceSeconds * 1000,
         }),
-      });
+      };
+      const logs = this.model.client.services.logs;
+      const info =
+        target.merged === undefined
+          ? await logs.open({ nodeId: target.nodeId, containerId: target.containerId, ...read })
+          : await logs.openMerged({
+              targets: target.merged.map(({ nodeId, containerId }) => ({ nodeId, containerId })),
+              ...read,
+            });
       if (seq !== this.openSeq || this.disposed) {
         // Superseded while opening: a close that fails finds the log gone already.
         void this.model.client.services.logs.close(info.logId).catch(() => undefined);
@@ -192,10 +203,12 @@ export class LogsController implements Disposable {
       this.set({
         phase: 'open',
         info,
-        cache: linesOf(this.model, info.logId, this.state.streams),
+        sources: 'sources' in info ? info.sources : [],
+        sourceNames: 'sources' in info ? sourceNames(info.sources) : [],
+        cache: linesOf(this.model, info.logId, this.view()),
         following: info.following,
         lineCount: info.lineCount,
-        total: this.state.streams === 'all' ? info.lineCount : 0,
+        total: this.wholeView() ? info.lineCount : 0,
       });
       this.subscription = this.model.client.subscribe(
         'logs',
@@ -206,7 +219,7 @@ export class LogsController implements Disposable {
           this.set({ following: false, followError: toAppErrorData(error) });
         },
       );
-      if (this.state.streams !== 'all') this.refreshTotal();
+      if (!this.wholeView()) this.refreshTotal();
       if (this.state.search.text !== '') this.runSearch();
     } catch (error) {
       if (seq !== this.openSeq) return;
@@ -244,7 +257,7 @@ export class LogsController implements Disposable {
       ...(update.error !== undefined && { followError: update.error }),
     });
     if (droppedMore) this.state.cache.reset();
-    if (this.state.streams === 'all') this.grewTo(update.lineCount, droppedMore);
+    if (this.wholeView()) this.grewTo(update.lineCount, droppedMore);
     else this.refreshTotal();
   }
 
@@ -253,8 +266,7 @@ export class LogsController implements Disposable {
     const logId = this.state.info?.logId;
     if (logId === undefined) return;
     const seq = (this.totalSeq += 1);
-    const view = viewOf(this.state.streams);
-    this.model.client.services.logs.lines(logId, view, 0, 0).then(
+    this.model.client.services.logs.lines(logId, this.view(), 0, 0).then(
       ({ total }) => {
         if (seq === this.totalSeq && this.state.info?.logId === logId) this.grewTo(total, false);
       },
@@ -275,14 +287,48 @@ export class LogsController implements Disposable {
 
   setStreams(streams: StreamChoice): void {
     if (streams === this.state.streams) return;
+    this.changeView({ streams });
+  }
+
+  /** Shows only these of a merged log's containers (undefined: all of them). */
+  setSourceFilter(sources: readonly number[] | undefined): void {
+    const all = sources === undefined || sources.length === this.state.sources.length;
+    this.changeView({ sourceFilter: all ? undefined : [...sources].sort((a, b) => a - b) });
+  }
+
+  /** Shows or hides one of a merged log's containers. */
+  toggleSource(source: number): void {
+    const shown = this.state.sourceFilter ?? this.state.sources.map((_, i) => i);
+    const next = shown.includes(source) ? shown.filter((s) => s !== source) : [...shown, source];
+    // Hiding the last one shows nothing: it is not a view anyone wants.
+    if (next.length > 0) this.setSourceFilter(next);
+  }
+
+  /** Fields or raw text, for JSON and logfmt lines. */
+  setFields(fields: boolean): void {
+    this.set({ fields });
+  }
+
+  /** The field filter as typed: applied once it reads `key=value`, dropped when emptied. */
+  setFieldFilterText(text: string): void {
+    this.set({ fieldFilterText: text });
+    clearTimeout(this.fieldTimer);
+    this.fieldTimer = setTimeout(() => {
+      const filter = text.trim() === '' ? undefined : parseFieldFilter(text);
+      if (filter === undefined && text.trim() !== '') return;
+      const current = this.state.fieldFilter;
+      if (filter?.key === current?.key && filter?.value === current?.value) return;
+      this.changeView({ fieldFilter: filter });
+    }, searchDebounceMs);
+  }
+
+  private changeView(
+    change: Pick<Partial<LogsState>, 'streams' | 'sourceFilter' | 'fieldFilter'>,
+  ): void {
     this.scrollTop = 0;
-    this.set({
-      streams,
-      total: 0,
-      stick: true,
-      cache: linesOf(this.model, this.state.info?.logId, streams),
-    });
-    if (streams === 'all') this.set({ total: this.state.lineCount });
+    this.set({ ...change, total: 0, stick: true });
+    this.set({ cache: linesOf(this.model, this.state.info?.logId, this.view()) });
+    if (this.wholeView()) this.set({ total: this.state.lineCount });
     else this.refreshTotal();
     if (this.state.search.text !== '') this.runSearch();
   }
@@ -317,7 +363,7 @@ export class LogsController implements Disposable {
     const logId = this.state.info?.logId;
     if (logId === undefined) return;
     this.model.client.services.logs
-      .search(logId, viewOf(this.state.streams), { text: '' }, 0)
+      .search(logId, this.view(), { text: '' }, 0)
       // Only a head start: the search that follows reports any failure itself.
       .catch(() => undefined);
   }
@@ -348,7 +394,7 @@ export class LogsController implements Disposable {
   runSearch(keepPosition = false): void {
     clearTimeout(this.searchTimer);
     this.searchTimer = undefined;
-    const { search, info, streams } = this.state;
+    const { search, info } = this.state;
     const logId = info?.logId;
     const seq = (this.searchSeq += 1);
     if (search.text === '' || logId === undefined) {
@@ -370,7 +416,7 @@ export class LogsController implements Disposable {
       ...(search.caseSensitive && { caseSensitive: true }),
     };
     this.set({ search: { ...search, busy: true } });
-    this.model.client.services.logs.search(logId, viewOf(streams), query, searchLimit).then(
+    this.model.client.services.logs.search(logId, this.view(), query, searchLimit).then(
       (result) => {
         if (seq !== this.searchSeq) return;
         const previous = this.state.search;
@@ -409,47 +455,19 @@ export class LogsController implements Disposable {
 
   // ---- download ---------------------------------------------------------------------
 
-  /**
-   * The view's lines as text, fetched a page at a time (as the list does, never all at
-   * once over the wire), each line as the view shows it.
-   */
-  async collectText(onProgress?: (saved: number, total: number) => void): Promise<string> {
-    const { info, streams, timestamps } = this.state;
-    if (info === undefined) return '';
-    const view = viewOf(streams);
-    const parts: string[] = [];
-    let from = 0;
-    for (;;) {
-      const page = await this.model.client.services.logs.lines(
-        info.logId,
-        view,
-        from,
-        downloadPageLines,
-      );
-      for (const line of page.lines) {
-        parts.push(
-          timestamps && line.timeText !== '' ? `${line.timeText} ${line.text}` : line.text,
-        );
-      }
-      from += page.lines.length;
-      onProgress?.(from, page.total);
-      if (page.lines.length === 0 || from >= page.total) break;
-    }
-    return parts.length === 0 ? '' : `${parts.join('\n')}\n`;
-  }
-
+  /** The view's lines as text, each as the view shows it (see collectLogText), saved. */
   async download(): Promise<void> {
-    const { target, info } = this.state;
+    const { target, info, timestamps, sourceNames: names } = this.state;
     if (target === undefined || info === undefined || this.state.download !== undefined) return;
     this.set({ download: { saved: 0, total: this.state.total } });
     try {
-      const text = await this.collectText((saved, total) =>
-        this.set({ download: { saved, total } }),
+      const view = this.view();
+      const text = await collectLogText(
+        (from, count) => this.model.client.services.logs.lines(info.logId, view, from, count),
+        { timestamps, names },
+        (saved, total) => this.set({ download: { saved, total } }),
       );
-      saveText(
-        `${target.podName === undefined ? '' : `${target.podName}_`}${target.containerName}${this.state.options.previous ? '_previous' : ''}.log`,
-        text,
-      );
+      saveText(logFileName(target, this.state.options.previous), text);
     } catch (error) {
       this.model.toasts.getState().show({
         tone: 'error',
@@ -464,13 +482,13 @@ export class LogsController implements Disposable {
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.searchTimer);
+    clearTimeout(this.fieldTimer);
     this.close();
   }
 }
 
 /** A cache of one log's lines in one view. */
-function linesOf(model: AppModel, logId: string | undefined, streams: StreamChoice): LineCache {
-  const view = viewOf(streams);
+function linesOf(model: AppModel, logId: string | undefined, view: LogView): LineCache {
   return new LineCache((from, count) =>
     logId === undefined
       ? Promise.resolve({ lines: [], total: 0 })
