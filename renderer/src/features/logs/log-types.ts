@@ -1,7 +1,16 @@
 /** What the Logs view opens (a container, or a pod's containers merged) and how. */
 import type { AppErrorData } from '../../../../shared/errors';
 import type { FieldFilter } from '../../../../shared/log-fields';
-import type { LogSearchQuery, LogSearchResult, LogStream, LogView } from '../../../../shared/model';
+import type {
+  LogInfo,
+  LogSearchQuery,
+  LogSearchResult,
+  LogStream,
+  LogView,
+  MergedLogInfo,
+  MergedLogSource,
+} from '../../../../shared/model';
+import type { LineCache } from './line-cache';
 
 export interface LogTarget {
   readonly nodeId: string;
@@ -55,4 +64,42 @@ export function viewOf(
     ...(sources !== undefined && { sources }),
     ...(field !== undefined && { field }),
   };
+}
+
+/** The Logs view's state (see LogsController). */
+export interface LogsState {
+  readonly target?: LogTarget;
+  readonly options: LogOptions;
+  readonly streams: StreamChoice;
+  readonly timestamps: boolean;
+  readonly phase: 'idle' | 'opening' | 'open' | 'failed';
+  readonly info?: LogInfo | MergedLogInfo;
+  /** A merged log's containers (a line's `source` is a position here); empty otherwise. */
+  readonly sources: readonly MergedLogSource[];
+  /** Their names as the view shows them (see sourceNames). */
+  readonly sourceNames: readonly string[];
+  /** Which of them the view shows; undefined: all. */
+  readonly sourceFilter?: readonly number[];
+  /** JSON and logfmt lines shown as fields (level, msg, the rest folded), or raw. */
+  readonly fields: boolean;
+  /** The view's field filter as typed (`level=error`), and as the core applies it. */
+  readonly fieldFilterText: string;
+  readonly fieldFilter?: FieldFilter;
+  readonly openError?: AppErrorData;
+  readonly following: boolean;
+  /** Why following stopped, when it stopped by itself. */
+  readonly followError?: AppErrorData;
+  /** Lines in the log (both streams), and in the current view. */
+  readonly lineCount: number;
+  readonly total: number;
+  readonly dropped: number;
+  /** Keep the newest line in view as lines arrive (until the user scrolls up). */
+  readonly stick: boolean;
+  /** A line the list should bring into view; `seq` changes with every request. */
+  readonly reveal?: { readonly index: number; readonly seq: number };
+  readonly search: SearchState;
+  /** The cached lines of the current log and view (replaced with either). */
+  readonly cache: LineCache;
+  /** Lines saved so far by a download under way. */
+  readonly download?: { readonly saved: number; readonly total: number };
 }

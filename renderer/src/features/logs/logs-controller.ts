@@ -4,16 +4,9 @@
  * cached from the core, and the search. The core holds the log; this holds a window.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toAppErrorData, type AppErrorData } from '../../../../shared/errors';
-import type {
-  LogInfo,
-  LogSearchQuery,
-  LogUpdate,
-  LogView,
-  MergedLogInfo,
-  MergedLogSource,
-} from '../../../../shared/model';
-import { parseFieldFilter, type FieldFilter } from '../../../../shared/log-fields';
+import { toAppErrorData } from '../../../../shared/errors';
+import type { LogSearchQuery, LogUpdate, LogView } from '../../../../shared/model';
+import { parseFieldFilter } from '../../../../shared/log-fields';
 import { FeatureState } from '../../app/feature-state';
 import type { AppModel } from '../../app/model';
 import type { Disposable } from '../../platform';
@@ -23,50 +16,21 @@ import { sourceNames } from './source-colour';
 import {
   viewOf,
   type LogOptions,
+  type LogsState,
   type LogTarget,
   type SearchState,
   type StreamChoice,
 } from './log-types';
 import { saveText } from '../../ui/save-file';
 
-export type { LogOptions, LogTarget, MergedTarget, SearchState, StreamChoice } from './log-types';
-
-export interface LogsState {
-  readonly target?: LogTarget;
-  readonly options: LogOptions;
-  readonly streams: StreamChoice;
-  readonly timestamps: boolean;
-  readonly phase: 'idle' | 'opening' | 'open' | 'failed';
-  readonly info?: LogInfo | MergedLogInfo;
-  /** A merged log's containers (a line's `source` is a position here); empty otherwise. */
-  readonly sources: readonly MergedLogSource[];
-  /** Their names as the view shows them (see sourceNames). */
-  readonly sourceNames: readonly string[];
-  /** Which of them the view shows; undefined: all. */
-  readonly sourceFilter?: readonly number[];
-  /** JSON and logfmt lines shown as fields (level, msg, the rest folded), or raw. */
-  readonly fields: boolean;
-  /** The view's field filter as typed (`level=error`), and as the core applies it. */
-  readonly fieldFilterText: string;
-  readonly fieldFilter?: FieldFilter;
-  readonly openError?: AppErrorData;
-  readonly following: boolean;
-  /** Why following stopped, when it stopped by itself. */
-  readonly followError?: AppErrorData;
-  /** Lines in the log (both streams), and in the current view. */
-  readonly lineCount: number;
-  readonly total: number;
-  readonly dropped: number;
-  /** Keep the newest line in view as lines arrive (until the user scrolls up). */
-  readonly stick: boolean;
-  /** A line the list should bring into view; `seq` changes with every request. */
-  readonly reveal?: { readonly index: number; readonly seq: number };
-  readonly search: SearchState;
-  /** The cached lines of the current log and view (replaced with either). */
-  readonly cache: LineCache;
-  /** Lines saved so far by a download under way. */
-  readonly download?: { readonly saved: number; readonly total: number };
-}
+export type {
+  LogOptions,
+  LogsState,
+  LogTarget,
+  MergedTarget,
+  SearchState,
+  StreamChoice,
+} from './log-types';
 
 export const defaultOptions: LogOptions = { follow: true, previous: false, tailLines: 10_000 };
 export const searchLimit = 20_000;
