@@ -39,6 +39,12 @@ export interface ContainerDetail extends Container {
   readonly info: VerboseInfo;
 }
 
+/** What a container's status says of its run: what a runtime's container event carries too. */
+export type ContainerOutcome = Pick<
+  ContainerDetail,
+  'state' | 'startedAt' | 'finishedAt' | 'exitCode' | 'reason' | 'message'
+>;
+
 export interface ContainerFilter {
   readonly id?: string;
   readonly state?: ContainerState;

@@ -3,6 +3,7 @@ import { AppError, toAppErrorData } from '../../../../shared/errors';
 import type { Event } from '../../../../shared/event';
 import type { Disposable } from '../../../../shared/lifecycle';
 import type {
+  ContainerOutcome,
   NodeProfile,
   NodeProfileInput,
   NodeStatus,
@@ -37,7 +38,6 @@ import {
 import { attemptError, notConnected, shuttingDown, unknownNode, type Attempt } from './node-errors';
 import { ProfileStore } from './profile-store';
 import { PromptBroker } from './prompts';
-import type { ContainerOutcome } from './recent-statuses';
 import type { WatcherTimings } from './resource-watcher';
 import { subscribeResources } from './watch-resources';
 import type { RuntimeMonitorTimings } from './runtime-monitor';

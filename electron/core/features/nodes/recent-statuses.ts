@@ -5,13 +5,7 @@
  * a round trip per change. Only the latest of each container, and only a few containers
  * per node: the recorder reads them within moments, and asks the runtime for an older one.
  */
-import type { ContainerDetail } from '../../../../shared/model';
-
-/** What an event's status says of a container's run. */
-export type ContainerOutcome = Pick<
-  ContainerDetail,
-  'state' | 'startedAt' | 'finishedAt' | 'exitCode' | 'reason' | 'message'
->;
+import type { ContainerDetail, ContainerOutcome } from '../../../../shared/model';
 
 export class RecentStatuses {
   private readonly byId = new Map<string, ContainerOutcome>();

@@ -6,7 +6,7 @@ import type { ContainerEvent, CriClient } from '../../base/cri';
 import { logger } from '../../base/log';
 import { TaskQueue } from '../../base/tasks';
 import { ChangeSet, applyEvents } from './apply-events';
-import { RecentStatuses, type ContainerOutcome } from './recent-statuses';
+import { RecentStatuses } from './recent-statuses';
 import { RowTable, sameContainerVersion, sameImageVersion, samePodVersion } from './rows';
 
 const watchLog = logger('nodes');
@@ -180,7 +180,7 @@ export class ResourceWatcher implements Disposable {
    * A container's status as a runtime event carried it lately (see RecentStatuses), or
    * undefined: then only a ContainerStatus call says.
    */
-  recentStatus(containerId: string): ContainerOutcome | undefined {
+  recentStatus(containerId: string): ReturnType<RecentStatuses['get']> {
     return this.statuses.get(containerId);
   }
 

@@ -16,6 +16,7 @@ import {
   BoundedTimeline,
   timelineLimits,
   type ContainerDetail,
+  type ContainerOutcome,
   type NodeStatus,
   type NodesDelta,
   type ResourceDelta,
@@ -39,14 +40,8 @@ export interface TimelineNodes {
     containerStatus(containerId: string): Promise<ContainerDetail>;
   };
   /** A container's status as a runtime event carried it lately, or undefined. */
-  recentStatus(nodeId: string, containerId: string): ContainerRun | undefined;
+  recentStatus(nodeId: string, containerId: string): ContainerOutcome | undefined;
 }
-
-/** What a start or an exit is recorded with: the container's status, or an event's part of it. */
-type ContainerRun = Pick<
-  ContainerDetail,
-  'state' | 'startedAt' | 'finishedAt' | 'exitCode' | 'reason' | 'message'
->;
 
 export interface TimelineRecorderOptions {
   readonly nodes: TimelineNodes;
@@ -261,7 +256,7 @@ export class TimelineRecorder implements Disposable {
     if (delta.reset) entry.markWatched();
     if (transitions.length === 0 || this.disposed) return;
     const source = entry.updates;
-    const details = new Map<string, Promise<ContainerRun | undefined>>();
+    const details = new Map<string, Promise<ContainerOutcome | undefined>>();
     const detail = (containerId: string, kind: 'started' | 'exited') => {
       // The event that made the change said how it ran: asked only when it did not (polls).
       const told = this.options.nodes.recentStatus(nodeId, containerId);
@@ -292,7 +287,10 @@ export class TimelineRecorder implements Disposable {
     nodeId: string,
     source: 'events' | 'polling',
     transition: Transition,
-    detail: (containerId: string, kind: 'started' | 'exited') => Promise<ContainerRun | undefined>,
+    detail: (
+      containerId: string,
+      kind: 'started' | 'exited',
+    ) => Promise<ContainerOutcome | undefined>,
   ): Promise<TimelineEvent | undefined> {
     const { container, ...rest } = transition;
     const base = {
@@ -354,7 +352,7 @@ export class TimelineRecorder implements Disposable {
 }
 
 /** The runtime's reason, or the kubelet's words for an exit it leaves unexplained. */
-function exitReason(status: ContainerRun): string {
+function exitReason(status: ContainerOutcome): string {
   if (status.reason !== '') return status.reason;
   if (status.exitCode === undefined) return '';
   return status.exitCode === 0 ? 'Completed' : 'Error';
