@@ -1,7 +1,7 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { useModel, useUi } from './context';
 import { menuToggleId } from './ui-store';
-import { focusHome } from '../ui/focus';
+import { focusHomeSoon } from '../ui/focus';
 import { formatCount } from '../ui/format';
 import { Icon } from '../ui/icons';
 import { isMac, modKeyLabel, viewShortcutLabel } from './keyboard';
@@ -126,7 +126,7 @@ export function Sidebar({ views }: { views: readonly ViewDefinition[] }) {
                   onClick={() => {
                     model.ui.getState().navigate(view.id);
                     // The drawer closes under the focus: the chosen view takes it.
-                    if (drawer) requestAnimationFrame(() => focusHome()?.focus());
+                    if (drawer) focusHomeSoon(document.activeElement);
                   }}
                 >
                   <Icon name={view.icon} />

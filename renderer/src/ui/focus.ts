@@ -49,6 +49,20 @@ export function rescueFocus(root?: Element | null): void {
 }
 
 /**
+ * At the next frame (once React has drawn what a click changed), focus to the view's home,
+ * unless something has taken it since `from` had it: a shortcut pressed inside that frame
+ * (Ctrl+K) opens the palette, and a late move would pull the focus out from under it, so
+ * its Escape went to the view.
+ */
+export function focusHomeSoon(from: Element | null): void {
+  const move = (): void => {
+    if (document.activeElement === from || lost()) focusHome()?.focus();
+  };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(move);
+  else move();
+}
+
+/**
  * When a dialog or the palette closes: focus back to the control that opened it, if it is
  * still there and nothing the dialog did has taken the focus since (a command that opened
  * a terminal focused it: giving the focus back would send the next keys to the old one);
