@@ -136,6 +136,71 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await audit('Container details');
   });
 
+  it('a table with more rows and columns than it has room for', async () => {
+    // More containers than a short window has rows for, at twice the text size in a narrow
+    // one, so the columns that always stay need more than its width: the state a real
+    // node's list is in, which a roomy window and a small lab hide.
+    await lab.runPod(
+      'a11y-many',
+      Object.fromEntries(
+        ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => [name, ['sleep', '3600']]),
+      ),
+    );
+    await view('Containers', () => containers().filter(lab.runId));
+    await page.evaluate(() => {
+      document.documentElement.style.fontSize = '200%';
+    });
+    await page.setViewportSize({ width: 360, height: 300 });
+    try {
+      await expect
+        .poll(() =>
+          // Whichever box inside the grid scrolls: the rule is about that box.
+          containers().grid.evaluate((grid) => {
+            const scrolls = (axis: 'overflowX' | 'overflowY'): Element[] =>
+              [grid, ...grid.querySelectorAll('*')].filter((element) =>
+                ['auto', 'scroll'].includes(getComputedStyle(element)[axis]),
+              );
+            return {
+              down: scrolls('overflowY').some((box) => box.scrollHeight > box.clientHeight),
+              sideways: scrolls('overflowX').some((box) => box.scrollWidth > box.clientWidth),
+            };
+          }),
+        )
+        .toEqual({ down: true, sideways: true });
+      await audit('Containers, overflowing');
+      // The grid that has the focus is what scrolls: the arrow keys reach every column, and
+      // a row the keys select shows whole, below the header that stays on top.
+      const grid = containers().grid;
+      await grid.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => grid.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+      for (const key of ['End', 'Home', 'End']) {
+        await page.keyboard.press(key);
+        await expect
+          .poll(() =>
+            grid.evaluate((element) => {
+              const header = element.querySelector('.table-header')?.getBoundingClientRect();
+              const row = element.querySelector('[aria-selected="true"]')?.getBoundingClientRect();
+              const box = element.getBoundingClientRect();
+              if (header === undefined || row === undefined) return 'no selected row';
+              if (Math.abs(header.left - row.left) > 1) return 'header and rows apart';
+              return row.top >= header.bottom - 1 && row.bottom <= box.bottom + 1
+                ? 'shown'
+                : `hidden: row ${row.top}–${row.bottom}, header ends ${header.bottom}, grid ends ${box.bottom}`;
+            }),
+          )
+          .toBe('shown');
+      }
+    } finally {
+      await page.evaluate(() => {
+        document.documentElement.style.fontSize = '';
+      });
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.waitForFunction(() => window.innerWidth === 1440);
+      await containers().filter('');
+    }
+  });
+
   it('Images, and the image details', async () => {
     const images = new ResourcesPage(page, 'images');
     await view('Images', () => images.rows.first().waitFor());

@@ -86,7 +86,7 @@ describe('Porthole with 5,000 containers on three nodes', () => {
     const selected = await lastRowSelected();
     const key = (await selected.getAttribute('data-key')) ?? '';
     const scrollTop = (): Promise<number> =>
-      containers.grid.locator('.table-body').evaluate((element) => element.scrollTop);
+      containers.grid.evaluate((element) => element.scrollTop);
     const before = await scrollTop();
     const [nodeId, id] = key.split('\u0000');
     const container = await core.services.resources.containerDetail(nodeId ?? '', id ?? '');

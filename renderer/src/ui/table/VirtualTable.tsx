@@ -188,19 +188,21 @@ export function VirtualTable<Row extends { readonly key: string }>({
   empty,
 }: VirtualTableProps<Row>) {
   const idPrefix = useId();
-  const scroller = useRef<HTMLDivElement>(null);
   const grid = useRef<HTMLDivElement>(null);
   const header = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState<number | undefined>();
   // The columns' widths are for the default text size (a 16 px root): a larger one (the
   // user's font setting) widens them alike, so headers and cells keep their room.
   const [textScale, setTextScale] = useState(1);
+  const [headerHeight, setHeaderHeight] = useState(0);
   useLayoutEffect(() => {
     const element = grid.current;
     if (element === null) return;
-    // Cell padding is inside the minimum widths; the scrollbar gutter is not.
+    // Cell padding is inside the minimum widths; the grid's own scrollbar gutter is not
+    // (clientWidth leaves it out).
     const measure = (): void => {
-      setWidth(element.clientWidth - 16);
+      setWidth(element.clientWidth);
+      setHeaderHeight(header.current?.offsetHeight ?? 0);
       const root = Number.parseFloat(getComputedStyle(document.documentElement).fontSize);
       setTextScale(Number.isFinite(root) && root > 0 ? root / 16 : 1);
     };
@@ -227,9 +229,16 @@ export function VirtualTable<Row extends { readonly key: string }>({
   // rows scroll sideways inside the table, and the header with them, rather than clip.
   const minWidth = useMemo(() => columns.reduce((sum, column) => sum + column.width, 0), [columns]);
 
+  // The grid scrolls, not a box inside it: the element that takes the focus is the one
+  // that scrolls, so the arrow keys reach a sideways overflow and the rows are never a
+  // scrollable region a keyboard can't enter (axe's scrollable-region-focusable found the
+  // body scrolling on its own once a node had more pods than the pane had room). The
+  // header sticks to the top; the rows start below it and scroll into view below it.
   const virtualizer = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => scroller.current,
+    getScrollElement: () => grid.current,
+    scrollMargin: headerHeight,
+    scrollPaddingStart: headerHeight,
     estimateSize: () => rowHeight,
     // A few rows beyond the edges: enough for smooth wheel scrolling, few enough that a
     // filter keystroke re-renders little more than what is visible.
@@ -255,15 +264,20 @@ export function VirtualTable<Row extends { readonly key: string }>({
 
   const moveTo = useCallback(
     (index: number) => {
-      const row = rows[Math.max(0, Math.min(rows.length - 1, index))];
-      if (row !== undefined) onSelect(row.key);
+      const clamped = Math.max(0, Math.min(rows.length - 1, index));
+      const row = rows[clamped];
+      if (row === undefined) return;
+      // A key that leaves the selection where it is (End on the last row) still brings it
+      // into view: the window may have shrunk, or the user scrolled away, since it moved.
+      if (row.key === selectedKey) virtualizer.scrollToIndex(clamped, { align: 'auto' });
+      else onSelect(row.key);
     },
-    [rows, onSelect],
+    [rows, onSelect, selectedKey, virtualizer],
   );
 
   // Read on demand: measuring during render would force a layout on every update.
   const pageRows = (): number =>
-    Math.max(1, Math.floor((scroller.current?.clientHeight ?? 400) / rowHeight) - 1);
+    Math.max(1, Math.floor(((grid.current?.clientHeight ?? 400) - headerHeight) / rowHeight) - 1);
 
   const handleKeyDown = (event: KeyboardEvent): void => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -376,14 +390,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
       </div>
       {/* The body stays mounted when the rows run out (a filter matching nothing), so
           the next keystroke that brings rows back doesn't rebuild it. */}
-      <div
-        ref={scroller}
-        className="table-body"
-        role="rowgroup"
-        onScroll={(event) => {
-          if (header.current !== null) header.current.scrollLeft = event.currentTarget.scrollLeft;
-        }}
-      >
+      <div className="table-body" role="rowgroup">
         {rows.length === 0 && empty !== undefined ? (
           // A row of one cell across the columns: a grid's rowgroup may hold only rows, and
           // the empty state's own role (status) is allowed in a cell.
@@ -405,7 +412,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
                   row={row}
                   rowId={rowId(row.key)}
                   index={item.index}
-                  start={item.start}
+                  start={item.start - headerHeight}
                   selected={row.key === selectedKey}
                   columns={columns}
                   template={template}
