@@ -45,6 +45,7 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
     await lab.runPod('reflow', {
       web: ['httpd', '-f', '-p', '8080', '-h', '/'],
       shell: ['sleep', '3600'],
+      talk: ['sh', '-c', 'for i in 1 2 3; do echo "line $i"; done; exec sleep 3600'],
     });
     ({ page } = await lab.open({ window: { width: 1440, height: 900 } }));
     app = new AppPage(page);
@@ -363,6 +364,48 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
             .map((header) => header.textContent),
         );
       expect(cramped).toEqual([]);
+      // Rows and the header grow with the text (WCAG 1.4.4): a cell's line isn't clipped,
+      // and the rows are placed as tall as they are drawn, one under the other.
+      const rows = await pods()
+        .grid.locator('[role="row"][aria-selected]')
+        .evaluateAll((elements) =>
+          elements.slice(0, 2).map((row) => {
+            const box = row.getBoundingClientRect();
+            const cell = row.querySelector('[role="gridcell"]');
+            const line = cell === null ? 0 : Number.parseFloat(getComputedStyle(cell).lineHeight);
+            return { top: box.top, height: box.height, line };
+          }),
+        );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.height).toBe(Math.round(28 * 1.25));
+        expect(row.line).toBeLessThan(row.height);
+      }
+      if (rows.length === 2) expect(rows[1]!.top - rows[0]!.top).toBe(rows[0]!.height);
+      const headerHeight = await pods()
+        .grid.locator('[role="row"][aria-rowindex="1"]')
+        .evaluate((header) => header.getBoundingClientRect().height);
+      expect(headerHeight).toBeCloseTo(30 * 1.25, 0);
+
+      // Log lines too: each as tall as the text needs, placed one under the other.
+      await app.go('Containers');
+      await containers().filter(lab.runId);
+      await containers().open(/^talk/);
+      await containers()
+        .detailAction(/^Logs$/)
+        .click();
+      const lines = page.locator('.log-line:not(.loading)');
+      await expect.poll(() => lines.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      const boxes = await lines.evaluateAll((elements) =>
+        elements.slice(0, 2).map((line) => {
+          const box = line.getBoundingClientRect();
+          const size = Number.parseFloat(getComputedStyle(line).fontSize);
+          return { top: box.top, height: box.height, size };
+        }),
+      );
+      expect(boxes[0]!.height).toBe(Math.round(20 * 1.25));
+      expect(boxes[0]!.size).toBeCloseTo(12 * 1.25, 1);
+      expect(boxes[1]!.top - boxes[0]!.top).toBe(boxes[0]!.height);
     } finally {
       await page.evaluate(() => {
         document.documentElement.style.fontSize = '';

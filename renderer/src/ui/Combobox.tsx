@@ -11,9 +11,13 @@ import {
   type ReactNode,
 } from 'react';
 import { Icon } from './icons';
+import { rootTextScale } from './text-scale';
 import './Combobox.css';
 
-/** Height of one option in pixels; matches `.combobox-option` in Combobox.css. */
+/**
+ * Height of one option in pixels at the default text size; the list scales it with the
+ * user's text size, in whole pixels, and draws each option that tall.
+ */
 const optionHeight = 30;
 /** Options PageUp/PageDown move by. */
 const pageSize = 8;
@@ -71,6 +75,11 @@ export function Combobox<T>({
   const [query, setQuery] = useState<string | undefined>();
   const [active, setActive] = useState(0);
   const options = useMemo(() => (open ? search(query ?? '') : []), [open, search, query]);
+  // Read as the list opens: a text size change shows the next time it does.
+  const optionPx = useMemo(
+    () => (open ? Math.round(optionHeight * rootTextScale()) : optionHeight),
+    [open],
+  );
 
   const clamped = options.length === 0 ? -1 : Math.min(active, options.length - 1);
   const activeRef = useRef(active);
@@ -92,10 +101,12 @@ export function Combobox<T>({
   const virtualizer = useVirtualizer({
     count: options.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => optionHeight,
+    estimateSize: () => optionPx,
     overscan: 6,
     rangeExtractor,
   });
+  // Sizes are cached per option: a new height re-lays them all out.
+  useLayoutEffect(() => virtualizer.measure(), [optionPx, virtualizer]);
 
   useEffect(() => {
     if (open && clamped >= 0) virtualizer.scrollToIndex(clamped, { align: 'auto' });
@@ -241,7 +252,7 @@ export function Combobox<T>({
                     aria-posinset={item.index + 1}
                     aria-setsize={shown}
                     data-current={key === valueKey || undefined}
-                    style={{ transform: `translateY(${item.start}px)` }}
+                    style={{ transform: `translateY(${item.start}px)`, height: optionPx }}
                     onMouseMove={() => {
                       if (activeRef.current !== item.index) setActive(item.index);
                     }}

@@ -6,6 +6,7 @@ import {
   useRef,
   useState,
   useSyncExternalStore,
+  type CSSProperties,
 } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
@@ -14,8 +15,13 @@ import { highlightPattern } from './highlight';
 import { LineText } from './LineText';
 import { sourceColourClass } from './source-colour';
 import type { LogsController } from './logs-controller';
+import { rootTextScale } from '../../ui/text-scale';
 
-/** Line height in pixels; matches .log-line in logs.css. */
+/**
+ * Line height in pixels at the default text size. The list scales it with the user's text
+ * size, in whole pixels, and sets --log-line-height to match, so the lines it places are as
+ * tall as the ones it draws.
+ */
 export const lineHeight = 20;
 /**
  * The tallest scroll area the list makes: under every engine's element-height limit
@@ -26,16 +32,16 @@ const maxScrollPixels = 15_000_000;
 const overscan = 12;
 
 /** Virtual scrolling with a cap on the scroll height; see maxScrollPixels. */
-export function scrollGeometry(total: number, viewport: number, scrollTop: number) {
-  const virtualHeight = total * lineHeight;
+export function scrollGeometry(total: number, viewport: number, scrollTop: number, linePx: number) {
+  const virtualHeight = total * linePx;
   const scrollHeight = Math.min(virtualHeight, maxScrollPixels);
   const ratio =
     virtualHeight > scrollHeight && scrollHeight > viewport
       ? (virtualHeight - viewport) / (scrollHeight - viewport)
       : 1;
   const virtualTop = scrollTop * ratio;
-  const first = Math.max(0, Math.floor(virtualTop / lineHeight) - overscan);
-  const end = Math.min(total, Math.ceil((virtualTop + viewport) / lineHeight) + overscan);
+  const first = Math.max(0, Math.floor(virtualTop / linePx) - overscan);
+  const end = Math.min(total, Math.ceil((virtualTop + viewport) / linePx) + overscan);
   return { scrollHeight, ratio, virtualTop, first, end };
 }
 
@@ -149,6 +155,7 @@ export function LogList({ controller }: { controller: LogsController }) {
   const [scrollTop, setScrollTop] = useState(() => controller.scrollTop);
   const [viewport, setViewport] = useState(0);
   const [width, setWidth] = useState(0);
+  const [linePx, setLinePx] = useState(lineHeight);
 
   useLayoutEffect(() => {
     const element = scroller.current;
@@ -156,15 +163,20 @@ export function LogList({ controller }: { controller: LogsController }) {
     // Back where it was when the view was left (unless sticking to the end).
     element.scrollTop = controller.scrollTop;
     lastTop.current = element.scrollTop;
-    const measure = (): void => setViewport(element.clientHeight);
+    // The text size is read with the viewport: the list is laid out anew when either
+    // changes (a text size change without a resize shows the next time the view is shown).
+    const measure = (): void => {
+      setViewport(element.clientHeight);
+      setLinePx(Math.round(lineHeight * rootTextScale()));
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(element);
     return () => observer.disconnect();
   }, [controller]);
 
-  const geometry = scrollGeometry(total, viewport, scrollTop);
-  controller.viewportTop = Math.floor(geometry.virtualTop / lineHeight);
+  const geometry = scrollGeometry(total, viewport, scrollTop, linePx);
+  controller.viewportTop = Math.floor(geometry.virtualTop / linePx);
 
   useEffect(() => {
     // Not measured yet, or not yet at the end it sticks to: nothing to fetch for.
@@ -187,7 +199,7 @@ export function LogList({ controller }: { controller: LogsController }) {
     element.scrollTop = element.scrollHeight;
     lastTop.current = element.scrollTop;
     setScrollTop(element.scrollTop);
-  }, [stick, total, viewport, controller]);
+  }, [stick, total, viewport, controller, linePx]);
 
   // Bring a line into view (a search match), centred.
   const ratioRef = useRef(geometry.ratio);
@@ -196,11 +208,11 @@ export function LogList({ controller }: { controller: LogsController }) {
     const element = scroller.current;
     if (element === null || reveal === undefined || reveal.seq === controller.revealed) return;
     controller.revealed = reveal.seq;
-    const target = reveal.index * lineHeight - (element.clientHeight - lineHeight) / 2;
+    const target = reveal.index * linePx - (element.clientHeight - linePx) / 2;
     element.scrollTop = Math.max(0, target / ratioRef.current);
     lastTop.current = element.scrollTop;
     setScrollTop(element.scrollTop);
-  }, [reveal, controller]);
+  }, [reveal, controller, linePx]);
 
   // A new log or view starts narrow again.
   useLayoutEffect(() => setWidth(0), [cache]);
@@ -232,7 +244,7 @@ export function LogList({ controller }: { controller: LogsController }) {
 
   const rows = [];
   for (let index = geometry.first; index < geometry.end; index += 1) {
-    const top = scrollTop + (index * lineHeight - geometry.virtualTop);
+    const top = scrollTop + (index * linePx - geometry.virtualTop);
     rows.push(
       <Line
         key={index}
@@ -258,6 +270,7 @@ export function LogList({ controller }: { controller: LogsController }) {
       aria-label="Log lines"
       aria-busy={total > 0 && cache.get(geometry.first) === undefined}
       onScroll={onScroll}
+      style={{ '--log-line-height': `${linePx}px` } as CSSProperties}
     >
       <div
         ref={content}

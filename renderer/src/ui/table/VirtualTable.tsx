@@ -1,4 +1,4 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { ColumnResizer, useColumnWidths, withWidths } from './column-widths';
 import {
   memo,
@@ -15,6 +15,7 @@ import {
   type ReactNode,
   type Ref,
 } from 'react';
+import { rootTextScale } from '../text-scale';
 
 export interface Column<Row> {
   readonly id: string;
@@ -78,7 +79,11 @@ export interface VirtualTableHandle {
   focus(): void;
 }
 
-/** Row height in pixels; matches --row-height in the stylesheet. */
+/**
+ * Row height in pixels at the default text size (a 16 px root). A table scales it with the
+ * root's font size and sets --row-height to match, so rows grow with the user's text size
+ * (WCAG 1.4.4) and the virtualiser places them where the stylesheet draws them.
+ */
 export const rowHeight = 28;
 
 interface RowProps<Row> {
@@ -203,8 +208,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
     const measure = (): void => {
       setWidth(element.clientWidth);
       setHeaderHeight(header.current?.offsetHeight ?? 0);
-      const root = Number.parseFloat(getComputedStyle(document.documentElement).fontSize);
-      setTextScale(Number.isFinite(root) && root > 0 ? root / 16 : 1);
+      setTextScale(rootTextScale());
     };
     measure();
     const observer = new ResizeObserver(measure);
@@ -224,6 +228,9 @@ export function VirtualTable<Row extends { readonly key: string }>({
     [sized, width],
   );
   const columns = shown;
+  // Whole pixels: the virtualiser's offsets and the rows' CSS height must agree exactly, or
+  // rows drift apart (or overlap) by a fraction each.
+  const rowPx = Math.round(rowHeight * textScale);
   const template = useMemo(() => gridTemplate(columns), [columns]);
   // What the columns that always stay need: in a window narrower than that (320 px) the
   // rows scroll sideways inside the table, and the header with them, rather than clip.
@@ -234,21 +241,38 @@ export function VirtualTable<Row extends { readonly key: string }>({
   // scrollable region a keyboard can't enter (axe's scrollable-region-focusable found the
   // body scrolling on its own once a node had more pods than the pane had room). The
   // header sticks to the top; the rows start below it and scroll into view below it.
+  const selectedIndex = useMemo(
+    () => (selectedKey === undefined ? -1 : rows.findIndex((row) => row.key === selectedKey)),
+    [rows, selectedKey],
+  );
+  // The selected row stays rendered when scrolled out of view (a wheel, a larger text
+  // size), so the grid's aria-activedescendant never names a row that isn't there.
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      if (selectedIndex >= 0 && selectedIndex < range.count && !indexes.includes(selectedIndex)) {
+        indexes.push(selectedIndex);
+        indexes.sort((a, b) => a - b);
+      }
+      return indexes;
+    },
+    [selectedIndex],
+  );
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => grid.current,
     scrollMargin: headerHeight,
     scrollPaddingStart: headerHeight,
-    estimateSize: () => rowHeight,
+    estimateSize: () => rowPx,
     // A few rows beyond the edges: enough for smooth wheel scrolling, few enough that a
     // filter keystroke re-renders little more than what is visible.
     overscan: 4,
+    rangeExtractor,
   });
 
-  const selectedIndex = useMemo(
-    () => (selectedKey === undefined ? -1 : rows.findIndex((row) => row.key === selectedKey)),
-    [rows, selectedKey],
-  );
+  // The row height is an estimate the virtualiser caches per row: a new text size re-lays
+  // out every row.
+  useLayoutEffect(() => virtualizer.measure(), [rowPx, virtualizer]);
 
   // Follow the selection when it moves (keys, clicks, navigation) but not when rows
   // change underneath it: a live update must not yank the scroll position.
@@ -277,7 +301,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
 
   // Read on demand: measuring during render would force a layout on every update.
   const pageRows = (): number =>
-    Math.max(1, Math.floor(((grid.current?.clientHeight ?? 400) - headerHeight) / rowHeight) - 1);
+    Math.max(1, Math.floor(((grid.current?.clientHeight ?? 400) - headerHeight) / rowPx) - 1);
 
   const handleKeyDown = (event: KeyboardEvent): void => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -331,7 +355,9 @@ export function VirtualTable<Row extends { readonly key: string }>({
       tabIndex={0}
       data-focus-home
       onKeyDown={handleKeyDown}
-      style={{ '--table-min-width': `${minWidth}px` } as CSSProperties}
+      style={
+        { '--table-min-width': `${minWidth}px`, '--row-height': `${rowPx}px` } as CSSProperties
+      }
     >
       <div
         ref={header}
