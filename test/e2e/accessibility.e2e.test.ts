@@ -14,6 +14,7 @@ import type { Core } from '../../electron/core/composition';
 import { TEST_NAMESPACE } from '../support/lab';
 import { AppPage, type ViewName } from './pages/app-page';
 import { RunSpecDialog } from './pages/dialogs';
+import { LogsPage } from './pages/logs-page';
 import { ResourcesPage } from './pages/resources-page';
 import { StatsPage } from './pages/stats-page';
 import { TerminalPage } from './pages/terminal-page';
@@ -247,6 +248,45 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
       .first()
       .waitFor();
     await audit('Logs');
+  });
+
+  it('Logs searched: matches on stderr lines, the current one on its row, and fields', async () => {
+    // What the plain Logs audit doesn't show: coloured text (stderr, a level) under a
+    // search mark and on the current match's row, the states contrast is easiest to lose in.
+    await lab.runPod('a11y-levels', {
+      levels: [
+        'sh',
+        '-c',
+        [
+          `echo '{"level":"error","msg":"disk full"}' >&2`,
+          `echo '{"level":"warn","msg":"disk low"}'`,
+          `echo 'plain disk line' >&2`,
+          'exec sleep 3600',
+        ].join('; '),
+      ],
+    });
+    await app.go('Containers');
+    await containers().filter(lab.runId);
+    await containers().open(/^levels/);
+    await containers()
+      .detailAction(/^Logs$/)
+      .click();
+    const logs = new LogsPage(page);
+    await logs.list.getByText('plain disk line').waitFor();
+    await logs.searchInput.fill('disk');
+    await expect.poll(() => logs.marks.count()).toBe(3);
+    await expect.poll(() => logs.currentMatch.count()).toBe(1);
+    await audit('Logs, searched');
+    const fields = page.getByRole('checkbox', { name: 'Fields' });
+    await fields.check();
+    try {
+      await logs.list.locator('.log-level.error').waitFor();
+      await logs.list.locator('.log-level.warn').waitFor();
+      await audit('Logs, searched, as fields');
+    } finally {
+      await fields.uncheck();
+      await logs.searchInput.fill('');
+    }
   });
 
   it('Logs (all containers)', async () => {
