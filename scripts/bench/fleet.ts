@@ -16,6 +16,12 @@
  *   fleet_nodes_msgs_per_change   node statuses a `nodes` message carries after the reset
  *   fleet_frozen_seen_ms          one node frozen (socket open, nothing answered) → its
  *                                 card says "not answering"
+ *   fleet_steady_outages          nodes shown down during the steady window, when none is
+ *                                 (a health deadline too short for the machine's load)
+ *
+ * PORTHOLE_FLEET_CPU_PROFILE=<dir> writes a CPU profile of each steady window there
+ * (`fleet-<N>-<via>.cpuprofile`, for Chrome DevTools or speedscope): what the steady CPU is
+ * spent on. The profiler costs CPU of its own: such a run's figures are not for comparing.
  *
  * The keys carry the fleet size (`fleet_connect_all_ms_500`); the N = 500 figures have the
  * issue's targets. Once more at N = 100 (PORTHOLE_FLEET_RPC_SIZE) through the real RPC port (a MessagePort with JSON
@@ -26,6 +32,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { EventSink } from '../../shared/contract';
 import type { Disposable } from '../../shared/lifecycle';
@@ -99,6 +106,28 @@ function throughRpc(core: Core): Subscriber {
   };
 }
 
+/** A CPU profile under way (see PORTHOLE_FLEET_CPU_PROFILE), stopped into a file. */
+interface Profile {
+  stop(name: string): Promise<void>;
+}
+
+async function startProfile(): Promise<Profile | undefined> {
+  const dir = process.env.PORTHOLE_FLEET_CPU_PROFILE;
+  if (dir === undefined || dir === '') return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    stop: async (name) => {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, name), JSON.stringify(profile));
+    },
+  };
+}
+
 async function waitFor(test: () => boolean, what: string, timeoutMs = 300_000): Promise<number> {
   const started = Date.now();
   while (!test()) {
@@ -149,12 +178,20 @@ async function runFleet(
     let counting = false;
     let statusesPerChange = 0;
     let changes = 0;
+    // Nodes that went down while nothing was frozen: a health deadline too short for the load.
+    const falseOutages = new Set<string>();
+    let steady = false;
     subscriptions.push(
       subscriber.subscribe<NodesDelta>('nodes', undefined, {
         next: (delta) => {
           nodes = applyNodesDelta(nodes, delta);
           if (!counting || delta.reset) return;
           statusesPerChange += delta.upserted.length + delta.removed.length;
+          if (steady) {
+            for (const node of delta.upserted) {
+              if (node.outage !== undefined) falseOutages.add(node.nodeId);
+            }
+          }
           changes += 1;
         },
         error: () => undefined,
@@ -234,17 +271,22 @@ async function runFleet(
     seen.clear();
     expected.clear();
     measuring = true;
+    steady = true;
     const steadyLoop = monitorEventLoopDelay({ resolution: 10 });
     steadyLoop.enable();
+    const profiler = await startProfile();
     const cpu = process.cpuUsage();
     const steadyStart = performance.now();
     await new Promise((r) => setTimeout(r, steadyMs));
     const used = process.cpuUsage(cpu);
+    await profiler?.stop(`fleet-${count}-${via}.cpuprofile`);
     const steadyElapsed = performance.now() - steadyStart;
     steadyLoop.disable();
     measuring = false;
+    steady = false;
     const rss = process.memoryUsage().rss / 1e6;
     const cpuPct = ((used.user + used.system) / 1000 / steadyElapsed) * 100;
+    log(`  fleet ${count} (${via}): steady CPU ${round(cpuPct, 1)} %, RSS ${round(rss, 0)} MB`);
 
     // One node frozen: how long until its card says so.
     const frozenId = profiles[0]?.id ?? '';
@@ -274,6 +316,7 @@ async function runFleet(
       fleet_nodes_msgs_per_change: changes === 0 ? 0 : round(statusesPerChange / changes, 2),
       fleet_nodes_changes: changes,
       fleet_frozen_seen_ms: frozenSeen,
+      fleet_steady_outages: falseOutages.size,
     };
   } finally {
     for (const subscription of subscriptions) subscription.dispose();

@@ -15,8 +15,11 @@ import type { Connection } from './connection';
 import { RuntimeMonitor, type RuntimeMonitorTimings } from './runtime-monitor';
 import { watchSocketCreated } from './socket-watch';
 
-/** Deadline of the health probe: with the 2 s interval, a frozen runtime shows in ~4 s. */
-export const probeTimeoutMs = 2000;
+/**
+ * Deadline of the health probe: after 3 s of silence (the monitor's quietMs), a frozen
+ * runtime shows in ~4.5 s.
+ */
+export const probeTimeoutMs = 1500;
 /** Deadline of each reconnect attempt's first calls. */
 export const attemptTimeoutMs = 3000;
 /** The gRPC deadline under a responsive one: only for a loop stalled for this long. */

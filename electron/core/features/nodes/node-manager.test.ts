@@ -35,7 +35,7 @@ describe('NodeManager', () => {
       configDir: dir,
       // Fast health probes and reconnects; the defaults are tested in runtime-monitor.test.ts.
       monitorTimings: {
-        intervalMs: 20,
+        quietMs: 20,
         backoff: { initialDelayMs: 5, maxDelayMs: 20, factor: 2, jitter: 0.2 },
       },
       discover: (): Promise<DiscoveryResult> =>

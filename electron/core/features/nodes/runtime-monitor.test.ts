@@ -44,11 +44,17 @@ describe('RuntimeMonitor', () => {
 
   it('does not probe a runtime heard from meanwhile; a probe that times out is "not answering"', async () => {
     const { runtime, monitor } = setup();
-    for (let second = 0; second < 6; second++) {
-      await vi.advanceTimersByTimeAsync(1000);
+    // A busy node: something heard every 2.9 s, never 3 s of silence.
+    for (let gap = 0; gap < 6; gap++) {
+      await vi.advanceTimersByTimeAsync(2900);
       monitor.heard();
     }
     expect(runtime.probes).toBe(0);
+    // Then silent: probed 3 s after the last word, and not before.
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(runtime.probes).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runtime.probes).toBe(1);
     monitor.dispose();
 
     const frozen = setup({
@@ -57,24 +63,24 @@ describe('RuntimeMonitor', () => {
           new AppError({ code: 'deadline-exceeded', message: 'It is not answering.' }),
         ),
     });
-    await vi.advanceTimersByTimeAsync(2000);
+    await vi.advanceTimersByTimeAsync(3000);
     expect(frozen.outages[0]).toMatchObject({ kind: 'not-answering', attempt: 1 });
     frozen.monitor.dispose();
   });
 
-  it('probes every 2 s, and notices a runtime that is gone within one interval', async () => {
+  it('probes an idle runtime every 3 s, and notices one that is gone within one interval', async () => {
     const { runtime, outages, monitor } = setup();
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(runtime.probes).toBe(5);
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(runtime.probes).toBe(4);
     expect(outages).toEqual([]);
 
     runtime.up = false;
-    await vi.advanceTimersByTimeAsync(2000);
+    await vi.advanceTimersByTimeAsync(3000);
     expect(outages).toHaveLength(1);
     expect(outages[0]).toMatchObject({
       kind: 'unreachable',
-      since: 1_012_000,
-      lastSeenAt: 1_010_000,
+      since: 1_015_000,
+      lastSeenAt: 1_012_000,
       attempt: 1,
       error: { code: 'unavailable', message: 'The runtime went away.' },
     });
