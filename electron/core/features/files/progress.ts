@@ -50,6 +50,14 @@ export class TransferRecord {
     this.info.startedAt = this.now();
   }
 
+  /** The bytes phase is over; the check runs (see `TransferState`). Once, while running. */
+  verifying(): boolean {
+    if (this.info.state !== 'running') return false;
+    this.info.state = 'verifying';
+    this.info.bytesDoneAt = this.now();
+    return true;
+  }
+
   count(bytes: number): void {
     this.info.bytes += bytes;
     const at = this.now();
@@ -73,8 +81,10 @@ export class TransferRecord {
   }
 
   private rate(): number {
-    if (this.ended) {
-      const ms = (this.info.endedAt ?? this.now()) - this.info.startedAt;
+    const over = this.info.bytesDoneAt ?? this.info.endedAt;
+    if (over !== undefined) {
+      // The rate of the bytes phase: the check after it moves no bytes.
+      const ms = over - this.info.startedAt;
       return ms > 0 ? Math.round((this.info.bytes * 1000) / ms) : 0;
     }
     const first = this.samples[0];
