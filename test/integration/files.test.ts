@@ -10,9 +10,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { extract } from 'tar-stream';
+import { extract, pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../electron/core/base/cri';
+import { openRemoteCommand } from '../../electron/core/base/streaming';
+import type { Access } from '../../electron/core/features/files/access';
+import { OutputTail } from '../../electron/core/features/files/transfer';
+import {
+  filesPrefix,
+  mismatchExitCode,
+  sumsEntry,
+  uploadCommand,
+} from '../../electron/core/features/files/upload-script';
 import { createCore, type Core } from '../../electron/core/composition';
 import { filesLimits, type FileTransfer, type SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
@@ -329,6 +338,44 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         state: 'ended',
         bytesOut: bigSize + 5,
       });
+    });
+
+    it('keeps nothing of an upload whose sha256 in the container is not what was sent', async () => {
+      // The script as the core runs it, fed a tar whose sums entry disagrees with a file:
+      // the core's own sums always agree, so this is the only way to make them differ.
+      await exec(box, 'mkdir -p /data/mismatch && printf old > /data/mismatch/a.txt');
+      const access = { tar: true, paths: { tar: '', cat: '', sha256sum: 'sha256sum' } };
+      const files = [
+        { path: 'a.txt', size: 3 },
+        { path: 'b.txt', size: 3 },
+      ];
+      const tar = pack();
+      tar.entry({ name: `${filesPrefix}a.txt` }, 'new');
+      tar.entry({ name: `${filesPrefix}b.txt` }, 'new');
+      const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+      tar.entry({ name: sumsEntry }, `${sha('new')}\n${sha('not what arrived')}\n`);
+      tar.finalize();
+      const remote = await openRemoteCommand({
+        cri,
+        kind: 'exec',
+        containerId: box,
+        cmd: uploadCommand(access as Access, '/data/mismatch', files, true),
+        tty: false,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+      });
+      const said = new OutputTail(remote.stdout);
+      const stderr = new OutputTail(remote.stderr);
+      tar.pipe(remote.stdin!);
+      const result = await remote.result;
+      remote.dispose();
+      expect(result.exitCode).toBe(mismatchExitCode);
+      expect(said.text).toBe('unpacked\n');
+      expect(stderr.text).toBe('b.txt: its sha256 is not what was sent\n');
+      // Neither file was moved in (a.txt matched, but the upload is one), nothing staged.
+      expect(await exec(box, 'ls -a /data/mismatch')).toBe('.\n..\na.txt\n');
+      expect(await exec(box, 'cat /data/mismatch/a.txt')).toBe('old');
     });
 
     it('leaves nothing half-written when an upload is cancelled, or fails', async () => {
