@@ -40,4 +40,21 @@ describe('TransferRecord', () => {
     transfer.end('done');
     expect(transfer.snapshot()).toMatchObject({ state: 'done', endedAt: 4000, rate: 1_000_000 });
   });
+
+  it('gives the rate over the last few seconds, however many chunks came', () => {
+    const clock = { now: 0 };
+    const transfer = record(clock);
+    transfer.running();
+    // 10 s at 1 MB/s in 1 kB chunks, then 10 s at 3 MB/s.
+    for (let ms = 1; ms <= 10_000; ms += 1) {
+      clock.now = ms;
+      transfer.count(1000);
+    }
+    for (let ms = 10_001; ms <= 20_000; ms += 1) {
+      clock.now = ms;
+      transfer.count(3000);
+    }
+    expect(transfer.snapshot().rate).toBeGreaterThan(2_900_000);
+    expect(transfer.snapshot().rate).toBeLessThanOrEqual(3_000_000);
+  });
 });
