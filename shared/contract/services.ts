@@ -348,12 +348,17 @@ export interface FilesService {
   upload(request: FilesUploadRequest): Promise<FileTransfer>;
   /**
    * The next bytes of the upload, in the order of its files (at most
-   * `filesLimits.maxChunkBytes`); they are the core's once passed. Resolves once at most a
-   * few MiB wait in the core to go to the container, so one write at a time keeps memory
-   * bounded while the next is already on its way.
+   * `filesLimits.maxChunkBytes`); they are the core's once passed. Up to
+   * `filesLimits.writesInFlight` writes may be on their way at once, applied in call
+   * order. Resolves once at most a few MiB wait in the core to go to the container, so
+   * memory stays bounded while the next writes are already on their way. Rejects at once
+   * when the container gave up on the upload (permission denied, no space), with why.
    */
   write(transferId: string, data: Uint8Array): Promise<void>;
-  /** Every byte was written: resolves with the transfer once the container unpacked it. */
+  /**
+   * Every byte was written: resolves with the transfer once the container unpacked it,
+   * checked its sha256 (the transfer is `verifying` meanwhile) and moved it into place.
+   */
   finish(transferId: string): Promise<FileTransfer>;
   /** Stops a transfer; what it had written is removed. */
   cancel(transferId: string): Promise<void>;

@@ -78,7 +78,16 @@ export interface FilesUploadRequest {
   readonly files: readonly { readonly path: string; readonly size: number }[];
 }
 
-export type TransferState = 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
+/**
+ * waiting → running → (verifying) → done | failed | cancelled. `verifying` is the second
+ * phase of a checked transfer: every byte has moved, but not yet to where it is kept. A
+ * download's last byte is with the page, whose browser keeps the file under a temporary
+ * name until the body ends; an upload is unpacked in the container, in a hidden directory
+ * beside the target. The container's sha256sum is compared meanwhile, and only a match
+ * puts the file in place (the body ends, the upload is moved in): a mismatch fails the
+ * transfer and nothing is kept.
+ */
+export type TransferState = 'waiting' | 'running' | 'verifying' | 'done' | 'failed' | 'cancelled';
 
 /** One download or upload, as the transfers list and its progress bars show it. */
 export interface FileTransfer {
@@ -100,9 +109,11 @@ export interface FileTransfer {
   readonly bytes: number;
   /** Expected bytes where known (a file's size, the files uploaded; a directory's estimate). */
   readonly totalBytes?: number;
-  /** Bytes per second over the last few seconds. */
+  /** Bytes per second over the last few seconds; once the bytes are done, over their phase. */
   readonly rate: number;
   readonly startedAt: EpochMillis;
+  /** When the last byte moved (the bytes phase ended; see `TransferState`). */
+  readonly bytesDoneAt?: EpochMillis;
   readonly endedAt?: EpochMillis;
   /** The file's sha256 as computed on the way, and whether the container's agreed. */
   readonly sha256?: string;
@@ -121,6 +132,8 @@ export const filesLimits = {
   maxTransferBytes: 8 * 1024 ** 3,
   /** Largest piece of an upload in one `files.write`. */
   maxChunkBytes: 512 * 1024,
+  /** `files.write`s of one upload that may be on their way at once (applied in call order). */
+  writesInFlight: 4,
   /** Ended transfers kept for the list. */
   keptTransfers: 50,
 } as const;

@@ -53,7 +53,10 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     const exec = shellIn(() => cri);
     const transfer = (id: string): Promise<FileTransfer | undefined> => transferOf(client, id);
 
-    /** Uploads `size` zero bytes as one file; the error `finish` rejects with. */
+    /**
+     * Uploads `size` zero bytes as one file: the error `finish` rejects with, and the bytes
+     * the core took before its writes were refused.
+     */
     const failedUpload = async (containerId: string, directory: string, size: number) => {
       const started = await client.services.files.upload({
         nodeId,
@@ -62,18 +65,18 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         files: [{ path: 'up.bin', size }],
       });
       const chunk = new Uint8Array(filesLimits.maxChunkBytes);
+      let sent = 0;
       try {
-        for (let sent = 0; sent < size; sent += chunk.byteLength) {
-          await client.services.files.write(
-            started.transferId,
-            chunk.subarray(0, Math.min(chunk.byteLength, size - sent)),
-          );
+        while (sent < size) {
+          const piece = chunk.subarray(0, Math.min(chunk.byteLength, size - sent));
+          await client.services.files.write(started.transferId, piece);
+          sent += piece.byteLength;
         }
       } catch {
         // The container gave up early: finish says why.
       }
       const error = await rejection(client.services.files.finish(started.transferId));
-      return { error, state: (await transfer(started.transferId))?.state };
+      return { error, sent, state: (await transfer(started.transferId))?.state };
     };
 
     beforeAll(async () => {
@@ -131,15 +134,19 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     });
 
-    it('says permission denied for an upload where the user may not write, and leaves nothing', async () => {
+    it('says permission denied for an upload where the user may not write at once, and leaves nothing', async () => {
       expect((await exec(user, 'id -u')).trim()).toBe('1000');
       const before = await exec(user, 'ls -a /etc');
-      const { error, state } = await failedUpload(user, '/etc', 4 * MiB);
+      const size = 256 * MiB;
+      const { error, state, sent } = await failedUpload(user, '/etc', size);
       expect(error).toMatchObject({
         code: 'permission-denied',
         message: 'Permission denied: uploading to /etc.',
       });
       expect(state).toBe('failed');
+      // The script said so as it gave up: the writes were refused then, not after every
+      // byte had been read away in the container.
+      expect(sent).toBeLessThan(size / 4);
       expect(await exec(user, 'ls -a /etc')).toBe(before);
     });
 

@@ -10,14 +10,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { extract } from 'tar-stream';
+import { extract, pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CriClient } from '../../electron/core/base/cri';
+import { openRemoteCommand } from '../../electron/core/base/streaming';
+import type { Access } from '../../electron/core/features/files/access';
+import { OutputTail } from '../../electron/core/features/files/transfer';
+import {
+  filesPrefix,
+  mismatchExitCode,
+  sumsEntry,
+  uploadCommand,
+} from '../../electron/core/features/files/upload-script';
 import { createCore, type Core } from '../../electron/core/composition';
 import { filesLimits, type FileTransfer, type SessionSnapshot } from '../../shared/model';
 import { createClient, createMessagePortPair, serve, type RpcClient } from '../../shared/rpc';
 import { rejection } from '../support/errors';
-import { shellIn, transferOf, until } from '../support/files';
+import { shellIn, statesOf, transferOf, until } from '../support/files';
 import {
   busyboxContainerConfig,
   createLabContainer,
@@ -209,6 +218,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         url: `/files/download/${prepared.transferId}`,
       });
       expect(prepared.crictl).toContain(`crictl exec -i ${box} tar -chf - -C /data ./big`);
+      const seen = statesOf(client, prepared.transferId);
       const download = await core.downloads(prepared.transferId);
       expect(download).toMatchObject({ fileName: 'big', contentType: 'application/octet-stream' });
       const { bytes, sha256 } = await drain(download!.body);
@@ -218,11 +228,16 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         async () => (await transfer(prepared.transferId))?.state === 'done',
         'it is done',
       );
-      expect(await transfer(prepared.transferId)).toMatchObject({
-        bytes: bigSize,
-        checksum: 'match',
-        sha256: expected,
-      });
+      const done = await transfer(prepared.transferId);
+      expect(done).toMatchObject({ bytes: bigSize, checksum: 'match', sha256: expected });
+      // Two phases: the bytes, then the check, before the body ended and the file was kept.
+      expect(seen.states.filter((state) => state !== 'waiting')).toEqual([
+        'running',
+        'verifying',
+        'done',
+      ]);
+      seen.dispose();
+      expect(done!.bytesDoneAt).toBeLessThanOrEqual(done!.endedAt!);
       // Each address works once.
       expect(await core.downloads(prepared.transferId)).toBeUndefined();
       // The session monitor shows it as a transfer, with the file's bytes.
@@ -291,14 +306,28 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         ],
       });
       expect(started).toMatchObject({ state: 'running', method: 'tar', totalBytes: bigSize + 5 });
+      const seen = statesOf(client, started.transferId);
+      // As the renderer sends them: a few writes on their way at once, applied in order
+      // (each is copied as it is sent, so the chunk can be refilled meanwhile).
+      const sending = new Set<Promise<void>>();
       for (let sent = 0; sent < bigSize; sent += chunk.byteLength) {
         for (let i = 0; i < chunk.length; i += 4096) chunk[i] = (sent / 4096 + i) & 0xff;
         hash.update(chunk);
-        await client.services.files.write(started.transferId, chunk);
+        const write = client.services.files
+          .write(started.transferId, chunk)
+          .finally(() => sending.delete(write));
+        sending.add(write);
+        if (sending.size >= filesLimits.writesInFlight) await Promise.race(sending);
       }
+      await Promise.all(sending);
       await client.services.files.write(started.transferId, new TextEncoder().encode('small'));
       const done = await client.services.files.finish(started.transferId);
       expect(done).toMatchObject({ state: 'done', bytes: bigSize + 5, checksum: 'match' });
+      // Unpacked (the bytes phase), then checked in the container before being moved in.
+      await until(() => Promise.resolve(seen.states.includes('done')), 'the list shows it done');
+      expect(seen.states).toEqual(['running', 'verifying', 'done']);
+      seen.dispose();
+      expect(done.bytesDoneAt).toBeLessThanOrEqual(done.endedAt!);
       const [theirs] = (await exec(box, 'sha256sum /data/up/big.bin')).split(' ');
       expect(theirs).toBe(hash.digest('hex'));
       expect(await exec(box, 'cat "/data/up/sub/small file.txt"')).toBe('small');
@@ -309,6 +338,44 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         state: 'ended',
         bytesOut: bigSize + 5,
       });
+    });
+
+    it('keeps nothing of an upload whose sha256 in the container is not what was sent', async () => {
+      // The script as the core runs it, fed a tar whose sums entry disagrees with a file:
+      // the core's own sums always agree, so this is the only way to make them differ.
+      await exec(box, 'mkdir -p /data/mismatch && printf old > /data/mismatch/a.txt');
+      const access = { tar: true, paths: { tar: '', cat: '', sha256sum: 'sha256sum' } };
+      const files = [
+        { path: 'a.txt', size: 3 },
+        { path: 'b.txt', size: 3 },
+      ];
+      const tar = pack();
+      tar.entry({ name: `${filesPrefix}a.txt` }, 'new');
+      tar.entry({ name: `${filesPrefix}b.txt` }, 'new');
+      const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+      tar.entry({ name: sumsEntry }, `${sha('new')}\n${sha('not what arrived')}\n`);
+      tar.finalize();
+      const remote = await openRemoteCommand({
+        cri,
+        kind: 'exec',
+        containerId: box,
+        cmd: uploadCommand(access as Access, '/data/mismatch', files, true),
+        tty: false,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+      });
+      const said = new OutputTail(remote.stdout);
+      const stderr = new OutputTail(remote.stderr);
+      tar.pipe(remote.stdin!);
+      const result = await remote.result;
+      remote.dispose();
+      expect(result.exitCode).toBe(mismatchExitCode);
+      expect(said.text).toBe('unpacked\n');
+      expect(stderr.text).toBe('b.txt: its sha256 is not what was sent\n');
+      // Neither file was moved in (a.txt matched, but the upload is one), nothing staged.
+      expect(await exec(box, 'ls -a /data/mismatch')).toBe('.\n..\na.txt\n');
+      expect(await exec(box, 'cat /data/mismatch/a.txt')).toBe('old');
     });
 
     it('leaves nothing half-written when an upload is cancelled, or fails', async () => {

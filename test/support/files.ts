@@ -29,6 +29,16 @@ export function transferOf(client: RpcClient, id: string): Promise<FileTransfer 
   });
 }
 
+/** Every state a transfer goes through, as the `transfers` event tells them, in order. */
+export function statesOf(client: RpcClient, id: string): { states: string[]; dispose(): void } {
+  const states: string[] = [];
+  const subscription = client.subscribe('transfers', undefined, (list) => {
+    const state = list.find((t) => t.transferId === id)?.state;
+    if (state !== undefined && states[states.length - 1] !== state) states.push(state);
+  });
+  return { states, dispose: () => subscription.dispose() };
+}
+
 /** Polls `check` until it holds; throws, naming `what`, after `timeoutMs`. */
 export async function until(
   check: () => Promise<boolean>,

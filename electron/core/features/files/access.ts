@@ -107,6 +107,10 @@ export async function resolveAccess(
   signal?: AbortSignal,
 ): Promise<Access> {
   const call = signal !== undefined ? { signal } : {};
+  // The probe goes out beside the status, not after it (a round trip less before every
+  // listing and transfer); it is only heard when the container runs.
+  const probing = tools(client, containerId, signal);
+  probing.catch(() => undefined);
   const detail = await client.containerStatus(containerId, call);
   const containerName = detail.name || containerId.slice(0, 12);
   if (detail.state !== 'running') {
@@ -115,7 +119,7 @@ export async function resolveAccess(
       message: `${containerName} is ${detail.state}: only a running container's files can be reached through the CRI.`,
     });
   }
-  const direct = await tools(client, containerId, signal);
+  const direct = await probing;
   if (direct !== undefined) {
     return {
       via: 'direct',

@@ -61,6 +61,18 @@ export abstract class Transfer {
     return true;
   }
 
+  /**
+   * Every byte moved, not yet kept: the list and the monitor say the check runs (the
+   * transfer's second phase, see `TransferState`).
+   */
+  protected verifying(): void {
+    if (!this.record.verifying()) return;
+    this.session?.update({
+      stateReason: `Every byte ${this.kind === 'download' ? 'arrived' : 'is in the container'}: checking its sha256 before it is kept.`,
+    });
+    this.context.changed();
+  }
+
   /** Stops the transfer at the user's word (or the monitor's); what it wrote is removed. */
   abstract cancel(error: AppError): Promise<void>;
 

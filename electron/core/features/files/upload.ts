@@ -1,22 +1,32 @@
 /**
  * One upload: a tar stream built from the page's writes into `tar -x` on an exec's stdin
  * (or `cat` for one file without tar), unpacked into a hidden directory beside the target
- * and moved into place only once whole, so a failure or cancel leaves nothing
- * half-written. Each file is hashed as it is written and checked against the container's
- * sha256sum once unpacked.
+ * and moved into place only once whole and checked (upload-script.ts), so a failure,
+ * cancel or mismatch leaves nothing half-written. Each file is hashed as it is written;
+ * the sums go last in the tar, and the container's sha256sum checks them once unpacked
+ * (the transfer's `verifying` phase). Without tar, the one file is checked after its move.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { Transform } from 'node:stream';
 import { pack, type Pack } from 'tar-stream';
 import { AppError } from '../../../../shared/errors';
-import type { FilesUploadRequest } from '../../../../shared/model';
+import { filesLimits, type FilesUploadRequest } from '../../../../shared/model';
 import { shellQuote } from '../../../../shared/shell';
 import { logger } from '../../base/log';
 import type { RemoteCommand } from '../../base/streaming';
 import type { Access } from './access';
-import { defaultPath, describeFailure } from './listing';
+import { describeFailure } from './listing';
 import { TransferRecord } from './progress';
+import {
+  filesPrefix,
+  listenToScript,
+  maxCheckedFiles,
+  mismatchExitCode,
+  sumsEntry,
+  uploadCommand,
+  type ScriptReport,
+} from './upload-script';
 import {
   cancelled,
   checksumTimeoutSeconds,
@@ -33,44 +43,6 @@ const filesLog = logger('files');
 
 /** What one write may leave queued in the core before it waits. */
 const queuedLimit = 4 * 1024 * 1024;
-
-/**
- * A script that gives up before stdin's end reads the rest away first. The runtime sends
- * an exec's status only once it has copied all of stdin, and a process that is gone reads
- * none of it: the copy, and so the upload, would wait forever (tar out of space, a
- * directory it may not write to).
- */
-const drainOnFailure = 'fail() { cat > /dev/null; exit "$1"; }';
-
-const uploadScript = [
-  defaultPath,
-  drainOnFailure,
-  'd="$1"',
-  't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || fail 3',
-  'trap \'rm -rf "$t"\' EXIT',
-  "trap 'exit 130' INT TERM HUP PIPE",
-  'tar -xf - -C "$t" || fail 4',
-  'for f in "$t"/* "$t"/.[!.]* "$t"/..?*; do',
-  '  if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi',
-  '  n=${f##*/}',
-  '  if [ -d "$f" ] && [ -d "$d/$n" ] && [ ! -L "$d/$n" ]; then cp -a "$f/." "$d/$n/" || exit 5',
-  '  elif [ -d "$d/$n" ] && [ ! -L "$d/$n" ]; then echo "$d/$n: is a directory: not replaced by a file" >&2; exit 5',
-  '  else mv -f "$f" "$d/$n" || exit 5; fi',
-  'done',
-].join('\n');
-
-/** Without tar: one file through cat, kept only when every byte arrived. */
-const catUploadScript = [
-  defaultPath,
-  drainOnFailure,
-  'p="$1"',
-  't="$p.porthole-part"',
-  'trap \'rm -f "$t"\' EXIT',
-  "trap 'exit 130' INT TERM HUP PIPE",
-  'cat > "$t" || fail 4',
-  '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
-  'mv -f "$t" "$p" || exit 5',
-].join('\n');
 
 export interface UploadFile {
   readonly path: string;
@@ -112,11 +84,15 @@ export class Upload extends Transfer {
   private due = 0;
   private readonly hashes: string[] = [];
   private hash: ReturnType<typeof createHash> | undefined;
-  private writing = false;
+  /** Writes on their way, each chained after the last so they go in call order. */
+  private writes: Promise<void> = Promise.resolve();
+  private inFlight = 0;
   /** Bytes written, and passed on towards stdin (tar mode): what a write leaves queued. */
   private written = 0;
   private passed = 0;
   private exited = false;
+  /** The script said it gave up: nothing more is sent. */
+  private refused = false;
   private waiter: (() => void) | undefined;
 
   private constructor(
@@ -129,9 +105,12 @@ export class Upload extends Transfer {
     private readonly remote: RemoteCommand,
     /** tar mode: the pack stream into stdin. */
     private readonly pack: Pack | undefined,
+    /** Whether the container's sha256sum checks what arrived. */
+    private readonly checked: boolean,
   ) {
     super(context, record, nodeId, access);
     this.stderr = new OutputTail(remote.stderr);
+    if (remote.stdout !== undefined) listenToScript(remote.stdout, (report) => this.heard(report));
     remote.stdin?.on('drain', () => this.wake());
     const exited = (): void => {
       this.exited = true;
@@ -159,16 +138,8 @@ export class Upload extends Transfer {
       });
     }
     const target = access.root + directory;
-    const cmd = access.tar
-      ? ['sh', '-c', uploadScript, 'sh', target]
-      : [
-          'sh',
-          '-c',
-          catUploadScript,
-          'sh',
-          posix.join(target, files[0]!.path),
-          String(files[0]!.size),
-        ];
+    const checked = access.sha256 && (!access.tar || files.length <= maxCheckedFiles);
+    const cmd = uploadCommand(access, target, files, checked && access.tar);
     const transferId = randomBytes(16).toString('hex');
     const fileName = files.length === 1 ? files[0]!.path : `${files.length} files`;
     const record = new TransferRecord({
@@ -233,7 +204,6 @@ export class Upload extends Transfer {
       protocol: remote.negotiated.protocol,
     });
     quiet(remote);
-    remote.stdout?.resume();
     const tarPack = access.tar ? pack() : undefined;
     const upload = new Upload(
       context,
@@ -244,6 +214,7 @@ export class Upload extends Transfer {
       files,
       remote,
       tarPack,
+      checked,
     );
     built.upload = upload;
     if (tarPack !== undefined) {
@@ -256,54 +227,29 @@ export class Upload extends Transfer {
     return upload;
   }
 
-  /** The next bytes, in the order of the files; one write at a time. */
-  async write(data: Uint8Array): Promise<void> {
-    if (this.record.ended) throw this.endedError();
-    if (this.writing) {
-      throw new AppError({
-        code: 'failed-precondition',
-        message: 'One write at a time: wait for the last.',
-      });
+  /**
+   * The next bytes, in the order of the files. Up to `filesLimits.writesInFlight` may be on
+   * their way at once: each waits for the one before it, so they go in call order.
+   */
+  write(data: Uint8Array): Promise<void> {
+    if (this.record.ended) return Promise.reject(this.endedError());
+    if (this.inFlight >= filesLimits.writesInFlight) {
+      return Promise.reject(
+        new AppError({
+          code: 'failed-precondition',
+          message: `At most ${filesLimits.writesInFlight} writes of an upload at once: wait for one.`,
+        }),
+      );
     }
-    this.writing = true;
-    try {
-      let offset = 0;
-      while (offset < data.byteLength) {
-        if (this.record.ended) throw this.endedError();
-        if (this.exited) await this.endedEarly();
-        if (this.due === 0) {
-          throw new AppError({
-            code: 'invalid-argument',
-            message: 'More bytes than the files of the upload have.',
-          });
-        }
-        const piece = data.subarray(offset, offset + Math.min(this.due, data.byteLength - offset));
-        offset += piece.byteLength;
-        this.due -= piece.byteLength;
-        this.hash?.update(piece);
-        this.record.count(piece.byteLength);
-        this.session?.countOut(piece.byteLength);
-        this.context.progressed();
-        const sink: Sink = this.entry ?? this.remote.stdin!;
-        const buffer = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-        sink.write(buffer);
-        this.written += buffer.byteLength;
-        if (this.due === 0) this.nextFile();
-      }
-      // Resolved with a few MiB still queued: the page's next write is on its way while
-      // these flush, and what the core holds stays bounded.
-      while (this.queued() > queuedLimit) {
-        await new Promise<void>((resolve) => (this.waiter = resolve));
-        if (this.record.ended) throw this.endedError();
-        if (this.exited) await this.endedEarly();
-      }
-    } finally {
-      this.writing = false;
-    }
+    this.inFlight += 1;
+    const written = this.writes.then(() => this.writeNow(data));
+    this.writes = written.catch(() => undefined);
+    return written.finally(() => (this.inFlight -= 1));
   }
 
   /** Every byte was written: waits for the container to unpack and check them. */
   async finish(): Promise<void> {
+    await this.writes;
     if (this.record.ended) throw this.endedError();
     if (this.index < this.files.length || this.due > 0) {
       const total = this.record.snapshot().totalBytes ?? 0;
@@ -314,11 +260,14 @@ export class Upload extends Transfer {
       await this.abort('failed', error);
       throw error;
     }
-    if (this.pack !== undefined) this.pack.finalize();
-    else this.remote.closeStdin();
+    if (this.pack !== undefined) {
+      // The sums go last, for the script to check the files with before it moves them.
+      if (this.checked) this.pack.entry({ name: sumsEntry }, this.hashes.join('\n') + '\n');
+      this.pack.finalize();
+    } else this.remote.closeStdin();
     try {
       await this.outcome();
-      await this.verify();
+      if (this.pack === undefined) await this.verifyMoved();
       this.end('done');
     } catch (error) {
       this.end(this.record.state === 'cancelled' ? 'cancelled' : 'failed', error);
@@ -330,19 +279,93 @@ export class Upload extends Transfer {
     return this.abort('cancelled', error);
   }
 
+  private async writeNow(data: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < data.byteLength) {
+      await this.stillTaken();
+      if (this.due === 0) {
+        throw new AppError({
+          code: 'invalid-argument',
+          message: 'More bytes than the files of the upload have.',
+        });
+      }
+      const piece = data.subarray(offset, offset + Math.min(this.due, data.byteLength - offset));
+      offset += piece.byteLength;
+      this.due -= piece.byteLength;
+      this.hash?.update(piece);
+      this.record.count(piece.byteLength);
+      this.session?.countOut(piece.byteLength);
+      this.context.progressed();
+      const sink: Sink = this.entry ?? this.remote.stdin!;
+      const buffer = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+      sink.write(buffer);
+      this.written += buffer.byteLength;
+      if (this.due === 0) this.nextFile();
+    }
+    // Resolved with a few MiB still queued: the page's next write is on its way while
+    // these flush, and what the core holds stays bounded.
+    while (this.queued() > queuedLimit) {
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+      await this.stillTaken();
+    }
+  }
+
+  /** Throws how the upload ended if it did, or ends it if the container stopped taking it. */
+  private async stillTaken(): Promise<void> {
+    if (this.record.ended) throw this.endedError();
+    if (this.exited || this.refused) {
+      await this.endedEarly();
+      throw this.endedError();
+    }
+  }
+
+  /** What the script says on stdout (upload-script.ts). */
+  private heard(report: ScriptReport): void {
+    const single = this.files.length === 1 ? this.hashes[0] : undefined;
+    switch (report.said) {
+      case 'failed':
+        // It gave up (no directory to unpack in, tar failed) and reads stdin away: stop
+        // sending, so the upload ends now with its words rather than after all its bytes.
+        this.refused = true;
+        this.stopSending();
+        this.wake();
+        void this.endedEarly();
+        return;
+      case 'unpacked':
+        if (this.checked) this.verifying();
+        return;
+      case 'checked':
+        this.record.checksum(single ?? '', 'match');
+        return;
+      case 'unchecked':
+        if (single !== undefined) this.record.checksum(single, 'unchecked');
+        return;
+    }
+  }
+
   /** The exec's exit, in words when it failed. */
   private async outcome(): Promise<void> {
     const result = await this.remote.result;
+    if (result.exitCode === mismatchExitCode && this.pack !== undefined) {
+      this.record.checksum(this.files.length === 1 ? (this.hashes[0] ?? '') : '', 'mismatch');
+      throw new AppError({
+        code: 'internal',
+        message:
+          'What arrived in the container is not what was sent (its sha256 differs): nothing was kept.',
+        ...(this.stderr.text !== '' && { detail: this.stderr.text.trim() }),
+      });
+    }
     if (result.exitCode !== 0) {
       throw describeFailure(this.stderr.text || result.message, this.directory, 'uploading to');
     }
   }
 
   /**
-   * The exec ended before every byte was written (killed, the container stopped): the
-   * upload ends with why, rather than queue the rest of it where nothing reads.
+   * The exec ended, or gave up, before every byte was written (killed, the container
+   * stopped, no directory to unpack in): the upload ends with why, rather than queue the
+   * rest of it where nothing reads.
    */
-  private async endedEarly(): Promise<never> {
+  private async endedEarly(): Promise<void> {
     let error: unknown = new AppError({
       code: 'internal',
       message: 'The container stopped taking the upload before its end: nothing was kept.',
@@ -353,7 +376,6 @@ export class Upload extends Transfer {
       error = reason;
     }
     this.end('failed', error);
-    throw this.endedError();
   }
 
   protected released(_state: EndState, _error: unknown, release: boolean): void {
@@ -373,7 +395,7 @@ export class Upload extends Transfer {
     this.due = file.size;
     if (this.pack !== undefined) {
       this.entry = this.pack.entry({
-        name: file.path,
+        name: filesPrefix + file.path,
         size: file.size,
         mode: 0o644,
         mtime: new Date(),
@@ -397,9 +419,8 @@ export class Upload extends Transfer {
     waiter?.();
   }
 
-  /** Ends stdin short (tar then fails, and the script removes what it unpacked). */
-  private async abort(state: 'failed' | 'cancelled', error: unknown): Promise<void> {
-    if (!this.end(state, error, false)) return;
+  /** Stops the bytes and ends stdin (tar then fails, and the script removes what it unpacked). */
+  private stopSending(): void {
     this.entry?.destroy();
     this.pack?.destroy();
     this.passing.destroy();
@@ -408,6 +429,12 @@ export class Upload extends Transfer {
     } catch {
       // Closed already.
     }
+  }
+
+  /** Ends stdin short (tar then fails, and the script removes what it unpacked). */
+  private async abort(state: 'failed' | 'cancelled', error: unknown): Promise<void> {
+    if (!this.end(state, error, false)) return;
+    this.stopSending();
     // The script cleans up once tar sees the cut; the streams go after, or after a while.
     const settled = await Promise.race([
       this.remote.result.then(
@@ -420,33 +447,34 @@ export class Upload extends Transfer {
     this.remote.dispose();
   }
 
-  private async verify(): Promise<void> {
-    const single = this.files.length === 1 ? this.hashes[0] : undefined;
-    if (!this.access.sha256 || this.files.length > 100) {
-      if (single !== undefined) this.record.checksum(single, 'unchecked');
+  /**
+   * Without tar, the one file's sum is known only after stdin's end, when the script has
+   * moved it into place already: the container's sha256sum checks it there.
+   */
+  private async verifyMoved(): Promise<void> {
+    const sent = this.hashes[0] ?? '';
+    if (!this.checked) {
+      this.record.checksum(sent, 'unchecked');
       return;
     }
-    const target = this.access.root + this.directory;
     const result = await this.context.nodes
       .client(this.nodeId)
       .execSync(
         this.access.execIn,
-        [this.access.paths.sha256sum, ...this.files.map((file) => posix.join(target, file.path))],
+        [
+          this.access.paths.sha256sum,
+          posix.join(this.access.root + this.directory, this.files[0]!.path),
+        ],
         checksumTimeoutSeconds,
       )
       .catch(() => undefined);
     if (result?.exitCode !== 0) {
-      if (single !== undefined) this.record.checksum(single, 'unchecked');
+      this.record.checksum(sent, 'unchecked');
       return;
     }
-    const theirs = new TextDecoder()
-      .decode(result.stdout)
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split(' ')[0]);
-    const match = this.hashes.every((hash, index) => theirs[index] === hash);
-    this.record.checksum(single ?? '', match ? 'match' : 'mismatch');
-    if (!match) {
+    const theirs = new TextDecoder().decode(result.stdout).split(' ')[0];
+    this.record.checksum(sent, theirs === sent ? 'match' : 'mismatch');
+    if (theirs !== sent) {
       throw new AppError({
         code: 'internal',
         message: 'What arrived in the container is not what was sent (sha256 differs).',

@@ -120,6 +120,7 @@ function Breadcrumb({ path, onGo }: { path: string; onGo: (path: string) => void
 const stateTones: Readonly<Record<FileTransfer['state'], Tone>> = {
   waiting: 'info',
   running: 'info',
+  verifying: 'info',
   done: 'ok',
   failed: 'danger',
   cancelled: 'warn',
@@ -138,13 +139,16 @@ function timeLeft(transfer: FileTransfer): string | undefined {
 function TransferItem({ transfer }: { transfer: FileTransfer }) {
   const model = useModel();
   const label = `${transfer.direction === 'download' ? 'Download of' : 'Upload of'} ${transfer.fileName}`;
-  const live = transfer.state === 'running' || transfer.state === 'waiting';
+  const live =
+    transfer.state === 'running' || transfer.state === 'waiting' || transfer.state === 'verifying';
   const left = timeLeft(transfer);
   return (
     <li className="files-transfer">
       <div className="files-transfer-head">
         <span className="files-transfer-name">{label}</span>
-        <Badge tone={stateTones[transfer.state]}>{transfer.state}</Badge>
+        <Badge tone={stateTones[transfer.state]}>
+          {transfer.state === 'verifying' ? 'verifying…' : transfer.state}
+        </Badge>
         {transfer.checksum === 'match' && (
           <Badge tone="ok" title={`sha256 ${transfer.sha256 ?? ''}`}>
             sha256 ✓
@@ -165,6 +169,7 @@ function TransferItem({ transfer }: { transfer: FileTransfer }) {
         {transfer.totalBytes !== undefined && ` of ${formatBytes(transfer.totalBytes)}`}
         {live && transfer.rate > 0 && ` · ${formatBytes(transfer.rate)}/s`}
         {left !== undefined && ` · ${left}`}
+        {transfer.state === 'verifying' && ' · every byte moved, checking its sha256'}
         {` · ${transfer.method}${transfer.via === 'debug' ? ' through the debug container' : ''}`}
       </div>
       {transfer.error !== undefined && (

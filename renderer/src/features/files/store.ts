@@ -2,7 +2,7 @@
  * The Files view's state: the container it shows, the directory listed, and every file
  * transfer (from the core's `transfers` event). Downloads are saved by the page itself
  * from the transfer's same-origin address, so the browser (or Electron) streams them to
- * disk; uploads read the chosen files a piece at a time, one write in flight, so neither
+ * disk; uploads read the chosen files a piece at a time, a few writes in flight, so neither
  * way holds a file whole. Feature state on the AppModel.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
@@ -148,14 +148,24 @@ function createFilesFeature(model: AppModel): FilesFeature {
           directory: path,
           files: items.map((item) => ({ path: item.path, size: item.file.size })),
         });
-        transferId = transfer.transferId;
+        const id = transfer.transferId;
+        transferId = id;
+        // A few writes on their way at once (the core applies them in call order): each
+        // waited for alone, the round trips were most of an upload's time.
+        const sending = new Set<Promise<void>>();
         for (const item of items) {
           for (let at = 0; at < item.file.size; at += filesLimits.maxChunkBytes) {
             const piece = item.file.slice(at, at + filesLimits.maxChunkBytes);
-            await files.write(transferId, new Uint8Array(await piece.arrayBuffer()));
+            const data = new Uint8Array(await piece.arrayBuffer());
+            const write = files.write(id, data).finally(() => sending.delete(write));
+            sending.add(write);
+            // Its failure is heard through the race or the Promise.all below.
+            write.catch(() => undefined);
+            if (sending.size >= filesLimits.writesInFlight) await Promise.race(sending);
           }
         }
-        await files.finish(transferId);
+        await Promise.all(sending);
+        await files.finish(id);
         model.toasts.getState().show({
           tone: 'success',
           title: `Uploaded ${items.length === 1 ? items[0]!.path : `${items.length} files`} to ${path}`,
