@@ -371,7 +371,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const result = await remote.result;
       remote.dispose();
       expect(result.exitCode).toBe(mismatchExitCode);
-      expect(said.text).toBe('unpacked\n');
+      expect(said.text).toBe('ready\nunpacked\n');
       expect(stderr.text).toBe('b.txt: its sha256 is not what was sent\n');
       // Neither file was moved in (a.txt matched, but the upload is one), nothing staged.
       expect(await exec(box, 'ls -a /data/mismatch')).toBe('.\n..\na.txt\n');

@@ -30,8 +30,10 @@ const giveUp = 'fail() { echo "failed $1"; cat > /dev/null; exit "$1"; }';
 
 /**
  * `$1` the sha256sum to check with ('' for none), `$2` the directory, then the files to
- * check, in the order of the sums. Says `unpacked` once tar is done (the bytes phase is
- * over), then `checked` or `unchecked` (sha256sum could not run).
+ * check, in the order of the sums. Says `ready` once it has somewhere to unpack (the core
+ * sends nothing before: a directory it may not write to fails with no byte sent, however
+ * fast the core could send), `unpacked` once tar is done (the bytes phase is over), then
+ * `checked` or `unchecked` (sha256sum could not run).
  */
 const uploadScript = [
   defaultPath,
@@ -40,6 +42,7 @@ const uploadScript = [
   't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || fail 3',
   'trap \'rm -rf "$t"\' EXIT',
   "trap 'exit 130' INT TERM HUP PIPE",
+  'echo ready',
   'tar -xf - -C "$t" || fail 4',
   'echo unpacked',
   'check() {',
@@ -62,7 +65,8 @@ const uploadScript = [
 
 /**
  * Without tar: one file through cat, kept only when every byte arrived. Its sum is known
- * only after stdin's end, so it is checked after the move (upload.ts).
+ * only after stdin's end, so it is checked after the move (upload.ts). `ready` once the
+ * part file could be made, as above.
  */
 const catUploadScript = [
   defaultPath,
@@ -71,6 +75,8 @@ const catUploadScript = [
   't="$p.porthole-part"',
   'trap \'rm -f "$t"\' EXIT',
   "trap 'exit 130' INT TERM HUP PIPE",
+  ': > "$t" || fail 4',
+  'echo ready',
   'cat > "$t" || fail 4',
   '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
   'echo unpacked',
@@ -100,7 +106,7 @@ export function uploadCommand(
 
 export type ScriptReport =
   | { readonly said: 'failed'; readonly code: number }
-  | { readonly said: 'unpacked' | 'checked' | 'unchecked' };
+  | { readonly said: 'ready' | 'unpacked' | 'checked' | 'unchecked' };
 
 /** Calls `heard` with each line the script says on stdout (a few, each short). */
 export function listenToScript(stdout: Readable, heard: (report: ScriptReport) => void): void {
@@ -114,7 +120,12 @@ export function listenToScript(stdout: Readable, heard: (report: ScriptReport) =
       pending = pending.slice(newline + 1);
       newline = pending.indexOf('\n');
       if (line.startsWith('failed ')) heard({ said: 'failed', code: Number(line.slice(7)) });
-      else if (line === 'unpacked' || line === 'checked' || line === 'unchecked') {
+      else if (
+        line === 'ready' ||
+        line === 'unpacked' ||
+        line === 'checked' ||
+        line === 'unchecked'
+      ) {
         heard({ said: line });
       }
     }

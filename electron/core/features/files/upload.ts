@@ -93,6 +93,8 @@ export class Upload extends Transfer {
   private exited = false;
   /** The script said it gave up: nothing more is sent. */
   private refused = false;
+  /** The script said it has somewhere to put the bytes: none is sent before. */
+  private ready = false;
   private waiter: (() => void) | undefined;
 
   private constructor(
@@ -280,6 +282,10 @@ export class Upload extends Transfer {
   }
 
   private async writeNow(data: Uint8Array): Promise<void> {
+    while (!this.ready) {
+      await this.stillTaken();
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
     let offset = 0;
     while (offset < data.byteLength) {
       await this.stillTaken();
@@ -330,6 +336,10 @@ export class Upload extends Transfer {
         this.stopSending();
         this.wake();
         void this.endedEarly();
+        return;
+      case 'ready':
+        this.ready = true;
+        this.wake();
         return;
       case 'unpacked':
         if (this.checked) this.verifying();
