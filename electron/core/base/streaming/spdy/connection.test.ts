@@ -202,6 +202,29 @@ describe('SpdyConnection against an in-process spdystream-like server', () => {
     // 100 MiB through the fake server and two hashes: slow beside a CPU hog.
   }, 60_000);
 
+  it('reads on once a stream that filled its buffer with its last frame has been read out', async () => {
+    // The last DATA frame (FIN) fills the stream's buffer exactly: the session stops reading
+    // for it, and the stream ends without asking for more (an ended stream never does).
+    // Seen as a download whose tar had been read whole but whose exec never gave its exit
+    // status: it was on the error stream, behind the paused socket.
+    const { session, connection } = await start();
+    const stdoutSide = nextServerStream(connection);
+    const stdout = await open(session, { streamtype: 'stdout' });
+    const stdoutRemote = await stdoutSide;
+    const errorSide = nextServerStream(connection);
+    const error = await open(session, { streamtype: 'error' });
+    const errorRemote = await errorSide;
+    const payload = randomBytes(stdout.readableHighWaterMark);
+    await stdoutRemote.write(payload, true);
+    await until(() => stdout.readableLength === payload.length);
+    const status = drain(error);
+    await errorRemote.write('{"status":"Success"}', true);
+    const read = await drain(stdout);
+    expect(sha256(read.data)).toBe(sha256(payload));
+    const { data } = await status;
+    expect(data.toString()).toBe('{"status":"Success"}');
+  });
+
   it('delivers the data received before an error RST, then fails with its status', async () => {
     const { session, connection } = await start();
     const serverSide = nextServerStream(connection);

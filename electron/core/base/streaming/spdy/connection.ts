@@ -396,11 +396,21 @@ export class SpdyConnectionImpl implements SpdyConnection, StreamHost, FrameHand
   }
 
   wantsData(stream: SpdyStreamImpl): void {
-    if (this.stalled.delete(stream)) this.updateReading();
+    this.unstall(stream);
+  }
+
+  receivedAll(stream: SpdyStreamImpl): void {
+    // Its buffered data is bounded already; what else the socket holds is other streams'
+    // (the exit status on the error stream, behind a stdout whose last frame filled it).
+    this.unstall(stream);
   }
 
   release(stream: SpdyStreamImpl): void {
     if (this.streams.get(stream.id) === stream) this.streams.delete(stream.id);
+    this.unstall(stream);
+  }
+
+  private unstall(stream: SpdyStreamImpl): void {
     if (this.stalled.delete(stream)) this.updateReading();
   }
 

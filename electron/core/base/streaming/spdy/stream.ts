@@ -55,6 +55,11 @@ export interface StreamHost {
   sendReset(stream: SpdyStreamImpl, status: number): void;
   /** The consumer wants more: resume reading the socket if this stream held it. */
   wantsData(stream: SpdyStreamImpl): void;
+  /**
+   * Nothing more comes for this stream (the peer's FIN): it can't hold the socket any
+   * longer, since an ended stream never asks for more, even once it has been read out.
+   */
+  receivedAll(stream: SpdyStreamImpl): void;
   /** The stream is over on the wire (both FINs, or a reset): forget it. */
   release(stream: SpdyStreamImpl): void;
 }
@@ -228,6 +233,7 @@ export class SpdyStreamImpl extends Duplex implements SpdyStream {
     if (this.remoteEnded) return;
     this.remoteEnded = true;
     this.push(null);
+    this.host.receivedAll(this);
   }
 
   /**
