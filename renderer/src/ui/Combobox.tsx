@@ -1,6 +1,5 @@
-import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import {
-  useCallback,
   useEffect,
   useId,
   useLayoutEffect,
@@ -11,6 +10,7 @@ import {
   type ReactNode,
 } from 'react';
 import { Icon } from './icons';
+import { useKeepRendered } from './keep-rendered';
 import { rootTextScale } from './text-scale';
 import './Combobox.css';
 
@@ -85,19 +85,8 @@ export function Combobox<T>({
   const activeRef = useRef(active);
   activeRef.current = active;
   // The active option stays rendered even when scrolled out of view, so
-  // aria-activedescendant never points at nothing. A new extractor per active option:
-  // the virtualiser recomputes its range when the extractor changes.
-  const rangeExtractor = useCallback(
-    (range: Range) => {
-      const indexes = defaultRangeExtractor(range);
-      if (clamped >= 0 && clamped < range.count && !indexes.includes(clamped)) {
-        indexes.push(clamped);
-        indexes.sort((a, b) => a - b);
-      }
-      return indexes;
-    },
-    [clamped],
-  );
+  // aria-activedescendant never points at nothing.
+  const rangeExtractor = useKeepRendered(clamped);
   const virtualizer = useVirtualizer({
     count: options.length,
     getScrollElement: () => scroller.current,

@@ -1,12 +1,6 @@
-import {
-  defaultRangeExtractor,
-  useVirtualizer,
-  type Range,
-  type VirtualItem,
-} from '@tanstack/react-virtual';
+import { useVirtualizer, type VirtualItem } from '@tanstack/react-virtual';
 import {
   memo,
-  useCallback,
   useLayoutEffect,
   useMemo,
   useRef,
@@ -17,6 +11,7 @@ import {
 import { Badge } from '../../ui/Badge';
 import { formatCount } from '../../ui/format';
 import { Icon } from '../../ui/icons';
+import { useKeepRendered } from '../../ui/keep-rendered';
 import type { NodeStatus } from '../../../../shared/model';
 import { cardRows, columnsFor, rowOf, sameNodes, type CardRow, type NodeGroup } from './fleet';
 import { NodeCard } from './NodeCard';
@@ -185,18 +180,7 @@ export function NodeCardList({
   // state, so group) the focus follows it instead of falling to the page.
   const [anchor, setAnchor] = useState<string | undefined>();
   const anchorIndex = useMemo(() => rowOf(rows, anchor), [rows, anchor]);
-  // A new extractor when the anchor moves: the virtualiser recomputes its range then.
-  const rangeExtractor = useCallback(
-    (range: Range) => {
-      const indexes = defaultRangeExtractor(range);
-      if (anchorIndex >= 0 && anchorIndex < range.count && !indexes.includes(anchorIndex)) {
-        indexes.push(anchorIndex);
-        indexes.sort((a, b) => a - b);
-      }
-      return indexes;
-    },
-    [anchorIndex],
-  );
+  const rangeExtractor = useKeepRendered(anchorIndex);
   // Set when the anchor is a revealed node: it takes the focus wherever the focus is.
   const claim = useRef(false);
   useLayoutEffect(() => {

@@ -1,4 +1,4 @@
-import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { ColumnResizer, useColumnWidths, withWidths } from './column-widths';
 import {
   memo,
@@ -15,6 +15,7 @@ import {
   type ReactNode,
   type Ref,
 } from 'react';
+import { useKeepRendered } from '../keep-rendered';
 import { rootTextScale } from '../text-scale';
 
 export interface Column<Row> {
@@ -247,17 +248,7 @@ export function VirtualTable<Row extends { readonly key: string }>({
   );
   // The selected row stays rendered when scrolled out of view (a wheel, a larger text
   // size), so the grid's aria-activedescendant never names a row that isn't there.
-  const rangeExtractor = useCallback(
-    (range: Range) => {
-      const indexes = defaultRangeExtractor(range);
-      if (selectedIndex >= 0 && selectedIndex < range.count && !indexes.includes(selectedIndex)) {
-        indexes.push(selectedIndex);
-        indexes.sort((a, b) => a - b);
-      }
-      return indexes;
-    },
-    [selectedIndex],
-  );
+  const rangeExtractor = useKeepRendered(selectedIndex);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => grid.current,
