@@ -238,10 +238,7 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await app.go('Containers');
     await containers().filter(lab.runId);
     await containers().open(/^ticker/);
-    await containers()
-      .detailAction(/^Logs$/)
-      .click();
-    await page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+    await containers().openLogs();
     await page
       .getByRole('list', { name: 'Log lines' })
       .getByText(/tick \d+/)
@@ -268,9 +265,7 @@ describe('axe on every view and dialog, light and dark, against the lab', () => 
     await app.go('Containers');
     await containers().filter(lab.runId);
     await containers().open(/^levels/);
-    await containers()
-      .detailAction(/^Logs$/)
-      .click();
+    await containers().openLogs();
     const logs = new LogsPage(page);
     await logs.list.getByText('plain disk line').waitFor();
     await logs.searchInput.fill('disk');

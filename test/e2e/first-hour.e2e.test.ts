@@ -146,8 +146,7 @@ describe('a first hour with Porthole', () => {
     await app.go('Containers');
     await containers.open(/^metrics-exporter/);
     await containers.filter('');
-    await containers.detailAction(/^Logs$/).click();
-    await page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+    await containers.openLogs();
     await page
       .getByRole('list', { name: 'Log lines' })
       .getByText(/scrape \d+/)

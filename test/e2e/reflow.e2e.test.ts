@@ -287,10 +287,7 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
     await screenshot(page, 'reflow-320-container-details');
     expect(await overflows()).toEqual([]);
 
-    await containers()
-      .detailAction(/^Logs$/)
-      .click();
-    await page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+    await containers().openLogs();
     await screenshot(page, 'reflow-320-logs');
     expect(await overflows()).toEqual([]);
 
@@ -391,9 +388,7 @@ describe('reflow at 200% zoom and 320 px, and text that grows, against the lab',
       await app.go('Containers');
       await containers().filter(lab.runId);
       await containers().open(/^talk/);
-      await containers()
-        .detailAction(/^Logs$/)
-        .click();
+      await containers().openLogs();
       const lines = page.locator('.log-line:not(.loading)');
       await expect.poll(() => lines.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
       const boxes = await lines.evaluateAll((elements) =>

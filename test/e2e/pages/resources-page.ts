@@ -82,6 +82,12 @@ export class ResourcesPage {
     return this.detail.locator('.detail-actions').getByRole('button', { name });
   }
 
+  /** From the open container's details to its Logs view. */
+  async openLogs(): Promise<void> {
+    await this.detailAction(/^Logs$/).click();
+    await this.page.getByRole('heading', { level: 1, name: 'Logs' }).waitFor();
+  }
+
   /** From the open container's details to its Files view, once the root's first row is in. */
   async openFiles(): Promise<Locator> {
     await this.detailAction(/^Files$/).click();
