@@ -237,11 +237,6 @@ export function VirtualTable<Row extends { readonly key: string }>({
   // rows scroll sideways inside the table, and the header with them, rather than clip.
   const minWidth = useMemo(() => columns.reduce((sum, column) => sum + column.width, 0), [columns]);
 
-  // The grid scrolls, not a box inside it: the element that takes the focus is the one
-  // that scrolls, so the arrow keys reach a sideways overflow and the rows are never a
-  // scrollable region a keyboard can't enter (axe's scrollable-region-focusable found the
-  // body scrolling on its own once a node had more pods than the pane had room). The
-  // header sticks to the top; the rows start below it and scroll into view below it.
   const selectedIndex = useMemo(
     () => (selectedKey === undefined ? -1 : rows.findIndex((row) => row.key === selectedKey)),
     [rows, selectedKey],
@@ -249,6 +244,11 @@ export function VirtualTable<Row extends { readonly key: string }>({
   // The selected row stays rendered when scrolled out of view (a wheel, a larger text
   // size), so the grid's aria-activedescendant never names a row that isn't there.
   const rangeExtractor = useKeepRendered(selectedIndex);
+  // The grid scrolls, not a box inside it: the element that takes the focus is the one
+  // that scrolls, so the arrow keys reach a sideways overflow and the rows are never a
+  // scrollable region a keyboard can't enter (axe's scrollable-region-focusable found the
+  // body scrolling on its own once a node had more pods than the pane had room). The
+  // header sticks to the top; the rows start below it and scroll into view below it.
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => grid.current,
