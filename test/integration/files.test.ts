@@ -261,9 +261,10 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         path: '/data/unread',
       });
       const download = await core.downloads(prepared.transferId);
+      // Ended, not merely past its bytes: the check (verifying) comes between.
       await until(async () => {
         const state = (await transfer(prepared.transferId))?.state;
-        return state !== 'waiting' && state !== 'running';
+        return state === 'done' || state === 'failed' || state === 'cancelled';
       }, 'the container side is done');
       expect(await transfer(prepared.transferId)).toMatchObject({
         state: 'done',
