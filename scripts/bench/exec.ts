@@ -27,7 +27,7 @@ import {
   matchesRuntime,
 } from '../../test/support/lab';
 import { echoRoundTrips } from './echo';
-import { countBytes, mbps, median, percentile, round } from './stats';
+import { countBytes, mbps, median, percentile, round, sampleRss } from './stats';
 import type { BenchContext, BenchFigure, BenchModule } from './types';
 
 const MiB = 1024 * 1024;
@@ -128,11 +128,7 @@ export async function runExecBench(context: BenchContext): Promise<BenchFigure[]
   const cri = CriClient.create({ endpoint: runtime.endpoint, timeoutMs: 60_000 });
   const pod = podSandboxConfig(`exec-bench-${randomBytes(3).toString('hex')}`, { runtime });
   let podId: string | undefined;
-  const rssStart = process.memoryUsage().rss;
-  let rssPeak = rssStart;
-  const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-  }, 20);
+  const rss = sampleRss();
   try {
     podId = await cri.runPod(pod);
     const containerId = await createLabContainer(
@@ -208,12 +204,12 @@ export async function runExecBench(context: BenchContext): Promise<BenchFigure[]
       target: { op: '<=', value: 15 },
     });
 
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    log(`rss: ${round(rssStart / 1e6, 1)} MB at start, ${round(rssPeak / 1e6, 1)} MB peak`);
-    figures.push({ name: 'exec_rss_peak_mb', value: round(rssPeak / 1e6, 1), unit: 'MB' });
+    rss.stop();
+    log(`rss: ${round(rss.start / 1e6, 1)} MB at start, ${round(rss.peak / 1e6, 1)} MB peak`);
+    figures.push({ name: 'exec_rss_peak_mb', value: round(rss.peak / 1e6, 1), unit: 'MB' });
     return figures;
   } finally {
-    clearInterval(sampler);
+    rss.stop();
     if (podId !== undefined) {
       await cri.stopPod(podId).catch(() => undefined);
       await cri.removePod(podId).catch(() => undefined);

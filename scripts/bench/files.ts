@@ -69,7 +69,7 @@ import {
   removeLabelledPods,
 } from '../../test/support/lab';
 import { crictlCommand, exited, findCrictl, interleaved, ratio } from './crictl';
-import { mbps, median, round } from './stats';
+import { mbps, median, round, sampleRss } from './stats';
 import type { BenchContext, BenchFigure, BenchModule, BenchTarget } from './types';
 
 const MiB = 1024 * 1024;
@@ -137,15 +137,13 @@ class PartFile extends Writable {
 
 /** The process's peak RSS above its RSS before, over `run`, sampled every 20 ms, in MiB. */
 async function peakRssGrowthMb(run: () => Promise<void>): Promise<number> {
-  const before = process.memoryUsage.rss();
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  const rss = sampleRss();
   try {
     await run();
   } finally {
-    clearInterval(timer);
+    rss.stop();
   }
-  return (Math.max(peak, process.memoryUsage.rss()) - before) / MiB;
+  return (rss.peak - rss.start) / MiB;
 }
 
 async function sha256OfFile(path: string): Promise<string> {
@@ -419,8 +417,8 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
     };
 
     const compare = (name: string, runs: { porthole: Timed[]; crictl: Timed[] }): void => {
-      const rate = (list: readonly Timed[], phase: keyof Timed): number[] =>
-        list.map((run) => mbps(BIG, run[phase] as number));
+      const rate = (list: readonly Timed[], phase: 'bytesMs' | 'verifiedMs'): number[] =>
+        list.map((run) => mbps(BIG, run[phase]));
       log(
         `${name} MB/s: porthole ${rates(rate(runs.porthole, 'bytesMs'))} (verified ${rates(rate(runs.porthole, 'verifiedMs'))}); crictl tar ${rates(rate(runs.crictl, 'bytesMs'))}`,
       );

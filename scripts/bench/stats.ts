@@ -34,3 +34,26 @@ export function countBytes(readable: NodeJS.ReadableStream): Promise<number> {
     readable.once('end', () => resolve(bytes));
   });
 }
+
+/**
+ * The process's RSS at the start and its peak since, sampled every 20 ms (a peak between
+ * samples is missed; `stop` takes a last one). Stop it, or its timer keeps the bench alive.
+ */
+export function sampleRss(): { readonly start: number; readonly peak: number; stop(): void } {
+  const start = process.memoryUsage.rss();
+  let peak = start;
+  const take = (): void => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  };
+  const timer = setInterval(take, 20);
+  return {
+    start,
+    get peak() {
+      return peak;
+    },
+    stop: () => {
+      clearInterval(timer);
+      take();
+    },
+  };
+}
