@@ -50,7 +50,10 @@ describe(`Porthole with a fleet of ${fleetSize} nodes`, () => {
   let app: AppPage;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'porthole-e2e-fleet-'));
+    // Every endpoint is under this directory and the node filter searches endpoints too, so
+    // its name must not hold what the tests search for: 'porthole-e2e-fleet-' plus random
+    // characters starting "42" made every node match 'fleet-42' (CI, stop 26).
+    dir = mkdtempSync(join(tmpdir(), 'porthole-e2e-many-'));
     fleet = await forkFleet(
       {
         dir: join(dir, 'nodes'),
