@@ -17,9 +17,12 @@ import { openRemoteCommand } from '../../electron/core/base/streaming';
 import type { Access } from '../../electron/core/features/files/access';
 import { OutputTail } from '../../electron/core/features/files/transfer';
 import {
+  catKeepCommand,
+  catPartPath,
   filesPrefix,
   mismatchExitCode,
   sumsEntry,
+  sumsText,
   uploadCommand,
 } from '../../electron/core/features/files/upload-script';
 import { createCore, type Core } from '../../electron/core/composition';
@@ -354,7 +357,10 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       tar.entry({ name: `${filesPrefix}a.txt` }, 'new');
       tar.entry({ name: `${filesPrefix}b.txt` }, 'new');
       const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
-      tar.entry({ name: sumsEntry }, `${sha('new')}\n${sha('not what arrived')}\n`);
+      tar.entry(
+        { name: sumsEntry },
+        sumsText(['a.txt', 'b.txt'], [sha('new'), sha('not what arrived')]),
+      );
       tar.finalize();
       const remote = await openRemoteCommand({
         cri,
@@ -377,6 +383,56 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       // Neither file was moved in (a.txt matched, but the upload is one), nothing staged.
       expect(await exec(box, 'ls -a /data/mismatch')).toBe('.\n..\na.txt\n');
       expect(await exec(box, 'cat /data/mismatch/a.txt')).toBe('old');
+    });
+
+    it('keeps nothing of a cat upload whose sha256 in the container is not what was sent', async () => {
+      // The check as the core runs it after a cat upload, given a sum the part file doesn't
+      // have: the core's own sum always agrees, so this is the only way to make them differ.
+      await exec(box, 'mkdir -p /data/catcheck && printf old > /data/catcheck/c.txt');
+      const path = '/data/catcheck/c.txt';
+      await exec(box, `printf new > '${catPartPath(path)}'`);
+      const access = { tar: false, paths: { tar: '', cat: '', sha256sum: 'sha256sum' } };
+      const wrong = createHash('sha256').update('not what arrived').digest('hex');
+      const refused = await cri.execSync(box, catKeepCommand(access as Access, path, wrong), 30);
+      expect(refused.exitCode).toBe(mismatchExitCode);
+      expect(await exec(box, 'ls -a /data/catcheck')).toBe('.\n..\nc.txt\n');
+      expect(await exec(box, 'cat /data/catcheck/c.txt')).toBe('old');
+      // The right sum moves it in.
+      await exec(box, `printf new > '${catPartPath(path)}'`);
+      const right = createHash('sha256').update('new').digest('hex');
+      const kept = await cri.execSync(box, catKeepCommand(access as Access, path, right), 30);
+      expect(Buffer.from(kept.stdout).toString()).toBe('checked\n');
+      expect(await exec(box, 'ls -a /data/catcheck')).toBe('.\n..\nc.txt\n');
+      expect(await exec(box, 'cat /data/catcheck/c.txt')).toBe('new');
+    });
+
+    it('checks every file of an upload of 150, odd names and all, by the sums in its tar', async () => {
+      // More names than a command line would comfortably hold, and names the sums line must
+      // carry through read and printf unchanged: space, newline, backslash, %, a leading -.
+      const odd = ['a b.txt', 'new\nline', 'back\\slash', '100%', '-dash', 'ünï', 'trail\n'];
+      const paths = [
+        ...odd.map((name) => `many/${name}`),
+        ...Array.from({ length: 143 }, (_, index) => `many/d${index % 7}/file-${index}.txt`),
+      ];
+      const body = (path: string): string => `${path}\n`;
+      const started = await client.services.files.upload({
+        nodeId,
+        containerId: box,
+        directory: '/data',
+        files: paths.map((path) => ({ path, size: Buffer.byteLength(body(path)) })),
+      });
+      for (const path of paths) {
+        await client.services.files.write(started.transferId, new TextEncoder().encode(body(path)));
+      }
+      const done = await client.services.files.finish(started.transferId);
+      expect(done).toMatchObject({ state: 'done', checksum: 'match', bytes: started.totalBytes });
+      // A character per file: two of the names hold newlines, so lines would not count them.
+      expect(await exec(box, 'find /data/many -type f -exec printf x \\; | wc -c')).toBe('150\n');
+      for (const name of odd) {
+        expect(await exec(box, `cat '/data/many/${name.replace(/'/g, "'\\''")}'`)).toBe(
+          body(`many/${name}`),
+        );
+      }
     });
 
     it('leaves nothing half-written when an upload is cancelled, or fails', async () => {
@@ -452,6 +508,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         checksum: 'match',
       });
       expect(await exec(noTar, 'cat "/tmp/by cat.txt"')).toBe('cat');
+      expect(await exec(noTar, 'ls -a /tmp')).not.toContain('porthole-part');
 
       const directory = await rejection(
         client.services.files.download({ nodeId, containerId: noTar, path: '/tmp' }),

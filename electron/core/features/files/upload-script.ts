@@ -13,9 +13,6 @@ import { defaultPath } from './listing';
 export const filesPrefix = 'f/';
 export const sumsEntry = 'sums';
 
-/** The most files checked by name on the command line; more go unchecked. */
-export const maxCheckedFiles = 100;
-
 /** The exit code of a file whose sha256 is not what was sent. */
 export const mismatchExitCode = 8;
 
@@ -29,8 +26,29 @@ export const mismatchExitCode = 8;
 const giveUp = 'fail() { echo "failed $1"; cat > /dev/null; exit "$1"; }';
 
 /**
- * `$1` the sha256sum to check with ('' for none), `$2` the directory, then the files to
- * check, in the order of the sums. Says `ready` once it has somewhere to unpack (the core
+ * The sums entry: a line per file, `<sha256> <name>`, the name as printf(1) format text:
+ * every byte but a letter, a digit, `.`, `_` or `/` as a `\ooo` escape (so no `%`, no
+ * leading `-`, no space or newline). `read` takes such a line whole and printf gives the
+ * name back byte for byte, so the names need not be on the command line, whose length
+ * would cap how many files an upload can have checked.
+ */
+export function sumsText(paths: readonly string[], hashes: readonly string[]): string {
+  const encoder = new TextEncoder();
+  return paths
+    .map((path, index) => {
+      let name = '';
+      for (const byte of encoder.encode(path)) {
+        const char = String.fromCharCode(byte);
+        name += /[A-Za-z0-9._/]/.test(char) ? char : `\\${byte.toString(8).padStart(3, '0')}`;
+      }
+      return `${hashes[index]} ${name}\n`;
+    })
+    .join('');
+}
+
+/**
+ * `$1` the sha256sum to check with ('' for none), `$2` the directory, `$3` how many files
+ * the sums entry must name. Says `ready` once it has somewhere to unpack (the core
  * sends nothing before: a directory it may not write to fails with no byte sent, however
  * fast the core could send), `unpacked` once tar is done (the bytes phase is over), then
  * `checked` or `unchecked` (sha256sum could not run).
@@ -38,7 +56,7 @@ const giveUp = 'fail() { echo "failed $1"; cat > /dev/null; exit "$1"; }';
 const uploadScript = [
   defaultPath,
   giveUp,
-  'sum="$1"; d="$2"; shift 2',
+  'sum="$1"; d="$2"; count="$3"',
   't=$(mktemp -d "$d/.porthole-upload.XXXXXX") || fail 3',
   'trap \'rm -rf "$t"\' EXIT',
   "trap 'exit 130' INT TERM HUP PIPE",
@@ -46,14 +64,17 @@ const uploadScript = [
   'tar -xf - -C "$t" || fail 4',
   'echo unpacked',
   'check() {',
-  '  while [ $# -gt 0 ] && IFS= read -r want; do',
-  '    got=$("$sum" < "$t/f/$1") || return 1',
-  `    [ "\${got%% *}" = "$want" ] || { printf '%s: its sha256 is not what was sent\\n' "$1" >&2; exit ${mismatchExitCode}; }`,
-  '    shift',
+  '  n=0',
+  '  while IFS=" " read -r want name; do',
+  // The x keeps a name's trailing newlines, which $(…) would strip.
+  '    name=$(printf "$name"; echo x); name=${name%x}',
+  '    got=$("$sum" < "$t/f/$name") || return 1',
+  `    [ "\${got%% *}" = "$want" ] || { printf '%s: its sha256 is not what was sent\\n' "$name" >&2; exit ${mismatchExitCode}; }`,
+  '    n=$((n + 1))',
   '  done < "$t/sums"',
-  '  [ $# -eq 0 ]',
+  '  [ "$n" -eq "$count" ]',
   '}',
-  'if [ $# -gt 0 ]; then if check "$@"; then echo checked; else echo unchecked; fi; fi',
+  'if [ -n "$sum" ]; then if check; then echo checked; else echo unchecked; fi; fi',
   'for f in "$t"/f/* "$t"/f/.[!.]* "$t"/f/..?*; do',
   '  if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi',
   '  n=${f##*/}',
@@ -64,8 +85,9 @@ const uploadScript = [
 ].join('\n');
 
 /**
- * Without tar: one file through cat, kept only when every byte arrived. Its sum is known
- * only after stdin's end, so it is checked after the move (upload.ts). `ready` once the
+ * Without tar: one file through cat into a part file beside it, kept only when every byte
+ * arrived. Its sum is known only after stdin's end, so with `$3` set the part is left for
+ * `catKeepCommand` to check and move in; without, it is moved in here. `ready` once the
  * part file could be made, as above.
  */
 const catUploadScript = [
@@ -80,10 +102,37 @@ const catUploadScript = [
   'cat > "$t" || fail 4',
   '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
   'echo unpacked',
+  'if [ -n "$3" ]; then trap - EXIT; exit 0; fi',
   'mv -f "$t" "$p" || exit 5',
 ].join('\n');
 
-/** The exec's command for an upload of `files` into `target`; `check` in tar mode only. */
+/**
+ * `$1` sha256sum, `$2` the part file, `$3` the file, `$4` the sum sent: the part is moved
+ * in only if its sum is that (`checked`), or if sha256sum can't run (`unchecked`);
+ * otherwise it is removed and the exit code is `mismatchExitCode`.
+ */
+const catKeepScript = [
+  defaultPath,
+  'if ! got=$("$1" < "$2"); then mv -f "$2" "$3" || exit 5; echo unchecked; exit 0; fi',
+  'if [ "${got%% *}" != "$4" ]; then rm -f "$2"; exit ' + String(mismatchExitCode) + '; fi',
+  'mv -f "$2" "$3" || exit 5',
+  'echo checked',
+].join('\n');
+
+/** The command that checks a cat upload's part file and moves it into place (`path`). */
+export function catKeepCommand(access: Access, path: string, sha256: string): string[] {
+  return ['sh', '-c', catKeepScript, 'sh', access.paths.sha256sum, catPartPath(path), path, sha256];
+}
+
+/** Where a cat upload of `path` is written until it is kept. */
+export function catPartPath(path: string): string {
+  return `${path}.porthole-part`;
+}
+
+/**
+ * The exec's command for an upload of `files` into `target`; `check`: the container's
+ * sha256sum checks what arrived before it is kept.
+ */
 export function uploadCommand(
   access: Access,
   target: string,
@@ -98,10 +147,18 @@ export function uploadCommand(
       'sh',
       posix.join(target, files[0]!.path),
       String(files[0]!.size),
+      check ? 'keep' : '',
     ];
   }
-  const checked = check ? files.map((file) => file.path) : [];
-  return ['sh', '-c', uploadScript, 'sh', check ? access.paths.sha256sum : '', target, ...checked];
+  return [
+    'sh',
+    '-c',
+    uploadScript,
+    'sh',
+    check ? access.paths.sha256sum : '',
+    target,
+    String(files.length),
+  ];
 }
 
 export type ScriptReport =

@@ -21,9 +21,11 @@ import { TransferRecord } from './progress';
 import {
   filesPrefix,
   listenToScript,
-  maxCheckedFiles,
   mismatchExitCode,
+  catKeepCommand,
+  catPartPath,
   sumsEntry,
+  sumsText,
   uploadCommand,
   type ScriptReport,
 } from './upload-script';
@@ -83,6 +85,8 @@ export class Upload extends Transfer {
   private entry: Sink | undefined;
   private due = 0;
   private readonly hashes: string[] = [];
+  /** A checked cat upload's part file is in the container, neither kept nor removed. */
+  private partLeft = false;
   private hash: ReturnType<typeof createHash> | undefined;
   /** Writes on their way, each chained after the last so they go in call order. */
   private writes: Promise<void> = Promise.resolve();
@@ -140,8 +144,8 @@ export class Upload extends Transfer {
       });
     }
     const target = access.root + directory;
-    const checked = access.sha256 && (!access.tar || files.length <= maxCheckedFiles);
-    const cmd = uploadCommand(access, target, files, checked && access.tar);
+    const checked = access.sha256;
+    const cmd = uploadCommand(access, target, files, checked);
     const transferId = randomBytes(16).toString('hex');
     const fileName = files.length === 1 ? files[0]!.path : `${files.length} files`;
     const record = new TransferRecord({
@@ -264,14 +268,18 @@ export class Upload extends Transfer {
     }
     if (this.pack !== undefined) {
       // The sums go last, for the script to check the files with before it moves them.
-      if (this.checked) this.pack.entry({ name: sumsEntry }, this.hashes.join('\n') + '\n');
+      if (this.checked) {
+        const paths = this.files.map((file) => file.path);
+        this.pack.entry({ name: sumsEntry }, sumsText(paths, this.hashes));
+      }
       this.pack.finalize();
     } else this.remote.closeStdin();
     try {
       await this.outcome();
-      if (this.pack === undefined) await this.verifyMoved();
+      if (this.pack === undefined) await this.keepChecked();
       this.end('done');
     } catch (error) {
+      if (this.partLeft) await this.removePart();
       this.end(this.record.state === 'cancelled' ? 'cancelled' : 'failed', error);
     }
     if (this.record.state !== 'done') throw this.endedError();
@@ -342,7 +350,10 @@ export class Upload extends Transfer {
         this.wake();
         return;
       case 'unpacked':
-        if (this.checked) this.verifying();
+        if (!this.checked) return;
+        this.verifying();
+        // Without tar the script has left the file beside its place for keepChecked.
+        if (this.pack === undefined) this.partLeft = true;
         return;
       case 'checked':
         this.record.checksum(single ?? '', 'match');
@@ -457,39 +468,57 @@ export class Upload extends Transfer {
     this.remote.dispose();
   }
 
+  /** Where a cat upload's one file goes. */
+  private catPath(): string {
+    return posix.join(this.access.root + this.directory, this.files[0]!.path);
+  }
+
+  /** A checked cat upload that was not kept leaves its part file (Porthole's name): gone. */
+  private async removePart(): Promise<void> {
+    await this.context.nodes
+      .client(this.nodeId)
+      .execSync(
+        this.access.execIn,
+        ['rm', '-f', catPartPath(this.catPath())],
+        checksumTimeoutSeconds,
+      )
+      .catch(() => undefined);
+  }
+
   /**
-   * Without tar, the one file's sum is known only after stdin's end, when the script has
-   * moved it into place already: the container's sha256sum checks it there.
+   * Without tar, the one file's sum is known only after stdin's end: the script leaves the
+   * file beside its place, and the container's sha256sum checks it there before it is
+   * moved in, so a mismatch keeps nothing.
    */
-  private async verifyMoved(): Promise<void> {
+  private async keepChecked(): Promise<void> {
     const sent = this.hashes[0] ?? '';
     if (!this.checked) {
       this.record.checksum(sent, 'unchecked');
       return;
     }
+    const path = this.catPath();
     const result = await this.context.nodes
       .client(this.nodeId)
       .execSync(
         this.access.execIn,
-        [
-          this.access.paths.sha256sum,
-          posix.join(this.access.root + this.directory, this.files[0]!.path),
-        ],
+        catKeepCommand(this.access, path, sent),
         checksumTimeoutSeconds,
-      )
-      .catch(() => undefined);
-    if (result?.exitCode !== 0) {
-      this.record.checksum(sent, 'unchecked');
-      return;
-    }
-    const theirs = new TextDecoder().decode(result.stdout).split(' ')[0];
-    this.record.checksum(sent, theirs === sent ? 'match' : 'mismatch');
-    if (theirs !== sent) {
+      );
+    // Moved in or removed by the script, unless it failed otherwise.
+    if (result.exitCode === 0 || result.exitCode === mismatchExitCode) this.partLeft = false;
+    if (result.exitCode === mismatchExitCode) {
+      this.record.checksum(sent, 'mismatch');
       throw new AppError({
         code: 'internal',
-        message: 'What arrived in the container is not what was sent (sha256 differs).',
+        message:
+          'What arrived in the container is not what was sent (its sha256 differs): nothing was kept.',
       });
     }
+    if (result.exitCode !== 0) {
+      throw describeFailure(new TextDecoder().decode(result.stderr), this.directory, 'uploading');
+    }
+    const said = new TextDecoder().decode(result.stdout).trim();
+    this.record.checksum(sent, said === 'checked' ? 'match' : 'unchecked');
   }
 }
 
