@@ -24,7 +24,8 @@ import { resolveAccess, type Access, type DebugRoots } from './access';
 import { Download, type DownloadBody } from './download';
 import { containerPath, describeFailure, listScript, parseListing } from './listing';
 import { cancelled, type TransferContext } from './transfer';
-import { Upload, uploadFiles } from './upload';
+import { Upload } from './upload';
+import { uploadFiles } from './upload-files';
 
 export interface FilesManagerOptions {
   readonly nodes: Pick<NodeManager, 'client' | 'nodeName' | 'dialer'>;

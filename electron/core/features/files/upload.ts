@@ -12,10 +12,10 @@ import { Transform } from 'node:stream';
 import { pack, type Pack } from 'tar-stream';
 import { AppError } from '../../../../shared/errors';
 import { filesLimits, type FilesUploadRequest } from '../../../../shared/model';
-import { shellQuote } from '../../../../shared/shell';
 import { logger } from '../../base/log';
 import type { RemoteCommand } from '../../base/streaming';
 import type { Access } from './access';
+import { crictlUpload, type UploadFile } from './upload-files';
 import { describeFailure } from './listing';
 import { TransferRecord } from './progress';
 import {
@@ -35,7 +35,6 @@ import {
   errorMessage,
   quiet,
   OutputTail,
-  tooLarge,
   Transfer,
   type EndState,
   type TransferContext,
@@ -46,27 +45,11 @@ const filesLog = logger('files');
 /** What one write may leave queued in the core before it waits. */
 const queuedLimit = 4 * 1024 * 1024;
 
-export interface UploadFile {
-  readonly path: string;
-  readonly size: number;
-}
-
 /** What an upload writes to: a tar entry (a streamx Writable) or the exec's stdin. */
 interface Sink {
   write(data: Buffer): boolean;
   end(data?: never): unknown;
   destroy(): void;
-}
-
-/** The request's files, checked, and within the bytes one transfer may move. */
-export function uploadFiles(request: FilesUploadRequest, maxBytes: number): UploadFile[] {
-  const files = request.files.map((file, index) => ({
-    path: uploadPath(file.path, index),
-    size: file.size,
-  }));
-  const total = files.reduce((sum, file) => sum + file.size, 0);
-  if (total > maxBytes) throw tooLarge(`${files.length} files`, maxBytes);
-  return files;
 }
 
 export class Upload extends Transfer {
@@ -368,13 +351,7 @@ export class Upload extends Transfer {
   private async outcome(): Promise<void> {
     const result = await this.remote.result;
     if (result.exitCode === mismatchExitCode && this.pack !== undefined) {
-      this.record.checksum(this.files.length === 1 ? (this.hashes[0] ?? '') : '', 'mismatch');
-      throw new AppError({
-        code: 'internal',
-        message:
-          'What arrived in the container is not what was sent (its sha256 differs): nothing was kept.',
-        ...(this.stderr.text !== '' && { detail: this.stderr.text.trim() }),
-      });
+      throw this.mismatch(this.stderr.text.trim());
     }
     if (result.exitCode !== 0) {
       throw describeFailure(this.stderr.text || result.message, this.directory, 'uploading to');
@@ -468,21 +445,27 @@ export class Upload extends Transfer {
     this.remote.dispose();
   }
 
-  /** Where a cat upload's one file goes. */
-  private catPath(): string {
-    return posix.join(this.access.root + this.directory, this.files[0]!.path);
+  /** The container's sha256sum disagreed with what was sent (`detail`: which file). */
+  private mismatch(detail: string): AppError {
+    this.record.checksum(this.files.length === 1 ? (this.hashes[0] ?? '') : '', 'mismatch');
+    return new AppError({
+      code: 'internal',
+      message:
+        'What arrived in the container is not what was sent (its sha256 differs): nothing was kept.',
+      ...(detail !== '' && { detail }),
+    });
+  }
+
+  /** Runs `cmd` where the upload goes, as its checks do: the transfer is not a stream. */
+  private checkIn(cmd: string[]) {
+    const client = this.context.nodes.client(this.nodeId);
+    return client.execSync(this.access.execIn, cmd, checksumTimeoutSeconds);
   }
 
   /** A checked cat upload that was not kept leaves its part file (Porthole's name): gone. */
   private async removePart(): Promise<void> {
-    await this.context.nodes
-      .client(this.nodeId)
-      .execSync(
-        this.access.execIn,
-        ['rm', '-f', catPartPath(this.catPath())],
-        checksumTimeoutSeconds,
-      )
-      .catch(() => undefined);
+    const file = posix.join(this.access.root + this.directory, this.files[0]!.path);
+    await this.checkIn(['rm', '-f', catPartPath(file)]).catch(() => undefined);
   }
 
   /**
@@ -496,52 +479,19 @@ export class Upload extends Transfer {
       this.record.checksum(sent, 'unchecked');
       return;
     }
-    const path = this.catPath();
-    const result = await this.context.nodes
-      .client(this.nodeId)
-      .execSync(
-        this.access.execIn,
-        catKeepCommand(this.access, path, sent),
-        checksumTimeoutSeconds,
-      );
+    const file = posix.join(this.access.root + this.directory, this.files[0]!.path);
+    const result = await this.checkIn(catKeepCommand(this.access, file, sent));
     // Moved in or removed by the script, unless it failed otherwise.
     if (result.exitCode === 0 || result.exitCode === mismatchExitCode) this.partLeft = false;
-    if (result.exitCode === mismatchExitCode) {
-      this.record.checksum(sent, 'mismatch');
-      throw new AppError({
-        code: 'internal',
-        message:
-          'What arrived in the container is not what was sent (its sha256 differs): nothing was kept.',
-      });
-    }
+    if (result.exitCode === mismatchExitCode) throw this.mismatch('');
     if (result.exitCode !== 0) {
-      throw describeFailure(new TextDecoder().decode(result.stderr), this.directory, 'uploading');
+      throw describeFailure(
+        new TextDecoder().decode(result.stderr),
+        this.directory,
+        'uploading to',
+      );
     }
     const said = new TextDecoder().decode(result.stdout).trim();
     this.record.checksum(sent, said === 'checked' ? 'match' : 'unchecked');
   }
-}
-
-/** A relative path of an upload, checked: no `..`, nothing absolute, no empty parts. */
-function uploadPath(value: string, index: number): string {
-  const parts = value.split('/');
-  if (
-    value === '' ||
-    value.includes('\0') ||
-    parts.some((part) => part === '' || part === '.' || part === '..')
-  ) {
-    throw new AppError({
-      code: 'invalid-argument',
-      message: `files[${index}].path must be a relative path without . or .. parts.`,
-    });
-  }
-  return value;
-}
-
-function crictlUpload(access: Access, target: string, files: readonly UploadFile[]): string {
-  const id = access.execIn;
-  if (!access.tar) {
-    return `crictl exec -i ${id} sh -c 'cat > "$1"' sh ${shellQuote(posix.join(target, files[0]!.path))} < ${shellQuote(files[0]!.path)}`;
-  }
-  return `tar -cf - ${files.map((file) => shellQuote(file.path)).join(' ')} | crictl exec -i ${id} tar -xf - -C ${shellQuote(target)}`;
 }
