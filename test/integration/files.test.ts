@@ -17,8 +17,6 @@ import { openRemoteCommand } from '../../electron/core/base/streaming';
 import type { Access } from '../../electron/core/features/files/access';
 import { OutputTail } from '../../electron/core/features/files/transfer';
 import {
-  catKeepCommand,
-  catPartPath,
   filesPrefix,
   mismatchExitCode,
   sumsEntry,
@@ -385,25 +383,37 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       expect(await exec(box, 'cat /data/mismatch/a.txt')).toBe('old');
     });
 
-    it('keeps nothing of a cat upload whose sha256 in the container is not what was sent', async () => {
-      // The check as the core runs it after a cat upload, given a sum the part file doesn't
-      // have: the core's own sum always agrees, so this is the only way to make them differ.
-      await exec(box, 'mkdir -p /data/catcheck && printf old > /data/catcheck/c.txt');
-      const path = '/data/catcheck/c.txt';
-      await exec(box, `printf new > '${catPartPath(path)}'`);
-      const access = { tar: false, paths: { tar: '', cat: '', sha256sum: 'sha256sum' } };
-      const wrong = createHash('sha256').update('not what arrived').digest('hex');
-      const refused = await cri.execSync(box, catKeepCommand(access as Access, path, wrong), 30);
-      expect(refused.exitCode).toBe(mismatchExitCode);
-      expect(await exec(box, 'ls -a /data/catcheck')).toBe('.\n..\nc.txt\n');
-      expect(await exec(box, 'cat /data/catcheck/c.txt')).toBe('old');
-      // The right sum moves it in.
-      await exec(box, `printf new > '${catPartPath(path)}'`);
-      const right = createHash('sha256').update('new').digest('hex');
-      const kept = await cri.execSync(box, catKeepCommand(access as Access, path, right), 30);
-      expect(Buffer.from(kept.stdout).toString()).toBe('checked\n');
-      expect(await exec(box, 'ls -a /data/catcheck')).toBe('.\n..\nc.txt\n');
-      expect(await exec(box, 'cat /data/catcheck/c.txt')).toBe('new');
+    it('keeps nothing of a cat upload cancelled after its last byte, or aimed at a directory', async () => {
+      await exec(noTar, 'rm -rf /tmp/cats && mkdir -p /tmp/cats/taken');
+      // Every byte sent, then cancelled before finish: the part the script left is removed.
+      const cut = await client.services.files.upload({
+        nodeId,
+        containerId: noTar,
+        directory: '/tmp/cats',
+        files: [{ path: 'cut.txt', size: 3 }],
+      });
+      expect(cut.method).toBe('cat');
+      await client.services.files.write(cut.transferId, new TextEncoder().encode('cut'));
+      await client.services.files.cancel(cut.transferId);
+      expect(await transfer(cut.transferId)).toMatchObject({ state: 'cancelled' });
+      await until(
+        async () => (await exec(noTar, 'ls -a /tmp/cats')) === '.\n..\ntaken\n',
+        'nothing of the cancelled upload is left',
+      );
+      // A file whose name is a directory there: refused in words, the directory untouched.
+      const onto = await client.services.files.upload({
+        nodeId,
+        containerId: noTar,
+        directory: '/tmp/cats',
+        files: [{ path: 'taken', size: 4 }],
+      });
+      await client.services.files.write(onto.transferId, new TextEncoder().encode('file'));
+      const refused = await rejection(client.services.files.finish(onto.transferId));
+      expect(refused.message).toContain('a directory where a file was to go');
+      expect(refused.detail).toContain('/tmp/cats/taken: is a directory');
+      expect(await exec(noTar, 'ls -a /tmp/cats /tmp/cats/taken')).toBe(
+        '/tmp/cats:\n.\n..\ntaken\n\n/tmp/cats/taken:\n.\n..\n',
+      );
     });
 
     it('checks every file of an upload of 150, odd names and all, by the sums in its tar', async () => {

@@ -136,6 +136,13 @@ export function describeFailure(stderr: string, path: string, what: string): App
       ...detail,
     });
   }
+  if (/is a directory/i.test(text)) {
+    return new AppError({
+      code: 'failed-precondition',
+      message: `${what} ${path} failed: there is a directory where a file was to go, left as it was.`,
+      ...detail,
+    });
+  }
   if (/not a directory/i.test(text)) {
     return new AppError({
       code: 'failed-precondition',

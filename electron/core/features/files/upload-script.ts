@@ -7,7 +7,9 @@
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Access } from './access';
-import { defaultPath } from './listing';
+import { AppError } from '../../../../shared/errors';
+import type { ExecSyncResult } from '../../../../shared/model';
+import { defaultPath, describeFailure } from './listing';
 
 /** Where the files go in the tar, and the entry after them with their sums, one a line. */
 export const filesPrefix = 'f/';
@@ -84,11 +86,19 @@ const uploadScript = [
   'done',
 ].join('\n');
 
+/** Moves part file `$1` to `$2`, unless `$2` is a directory (then the part is removed). */
+const moveIn = [
+  'if [ -d "$2" ] && [ ! -L "$2" ]; then',
+  '  echo "$2: is a directory: not replaced by a file" >&2; rm -f "$1"; exit 5',
+  'fi',
+  'mv -f "$1" "$2" || exit 5',
+].join('\n');
+
 /**
  * Without tar: one file through cat into a part file beside it, kept only when every byte
  * arrived. Its sum is known only after stdin's end, so with `$3` set the part is left for
- * `catKeepCommand` to check and move in; without, it is moved in here. `ready` once the
- * part file could be made, as above.
+ * the core to check (`catSumCommand`) and move in (`catMoveCommand`); without, it is
+ * moved in here. `ready` once the part file could be made, as above.
  */
 const catUploadScript = [
   defaultPath,
@@ -103,25 +113,71 @@ const catUploadScript = [
   '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
   'echo unpacked',
   'if [ -n "$3" ]; then trap - EXIT; exit 0; fi',
-  'mv -f "$t" "$p" || exit 5',
+  'trap - EXIT',
+  'set -- "$t" "$p"',
+  moveIn,
 ].join('\n');
 
 /**
- * `$1` sha256sum, `$2` the part file, `$3` the file, `$4` the sum sent: the part is moved
- * in only if its sum is that (`checked`), or if sha256sum can't run (`unchecked`);
- * otherwise it is removed and the exit code is `mismatchExitCode`.
+ * The sha256 of a cat upload's part file of `path`, as `<hex>  -` on stdout. Apart from
+ * the move, so a cancel while it runs (it can take a while) still keeps nothing.
  */
-const catKeepScript = [
-  defaultPath,
-  'if ! got=$("$1" < "$2"); then mv -f "$2" "$3" || exit 5; echo unchecked; exit 0; fi',
-  'if [ "${got%% *}" != "$4" ]; then rm -f "$2"; exit ' + String(mismatchExitCode) + '; fi',
-  'mv -f "$2" "$3" || exit 5',
-  'echo checked',
-].join('\n');
+function catSumCommand(access: Access, path: string): string[] {
+  return ['sh', '-c', `${defaultPath}"$1" < "$2"`, 'sh', access.paths.sha256sum, catPartPath(path)];
+}
 
-/** The command that checks a cat upload's part file and moves it into place (`path`). */
-export function catKeepCommand(access: Access, path: string, sha256: string): string[] {
-  return ['sh', '-c', catKeepScript, 'sh', access.paths.sha256sum, catPartPath(path), path, sha256];
+/** Moves a checked cat upload's part file to `path`: the upload is kept. */
+function catMoveCommand(path: string): string[] {
+  return ['sh', '-c', `${defaultPath}${moveIn}`, 'sh', catPartPath(path), path];
+}
+
+/** Removes the part file of a cat upload of `path` that is not kept. */
+export function catRemoveCommand(path: string): string[] {
+  return ['sh', '-c', `${defaultPath}rm -f "$1"`, 'sh', catPartPath(path)];
+}
+
+/** What checking and keeping a cat upload needs: a way to run commands beside it. */
+export interface CatKeep {
+  readonly access: Access;
+  /** Where the one file goes, as the exec sees it. */
+  readonly path: string;
+  /** The sha256 the core sent. */
+  readonly sent: string;
+  run(cmd: string[]): Promise<ExecSyncResult>;
+  /** Whether the transfer ended (was cancelled) meanwhile. */
+  ended(): boolean;
+}
+
+/**
+ * Checks a cat upload's part file against what was sent, then moves it in: `match`, or
+ * `unchecked` where sha256sum can't run (as in tar mode). `mismatch` and `ended` (a
+ * cancel during the check) move nothing; the part is the caller's to remove then.
+ * Rejects with the container's words when the move fails, and when the check can't be
+ * asked at all.
+ */
+export async function keepCatUpload(
+  keep: CatKeep,
+): Promise<'match' | 'unchecked' | 'mismatch' | 'ended'> {
+  const sum = await keep.run(catSumCommand(keep.access, keep.path)).catch((error: unknown) => {
+    throw new AppError({
+      code: 'unavailable',
+      message: 'The upload could not be checked in the container: nothing was kept.',
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  });
+  if (keep.ended()) return 'ended';
+  const theirs =
+    sum.exitCode === 0 ? new TextDecoder().decode(sum.stdout).split(' ')[0] : undefined;
+  if (theirs !== undefined && theirs !== keep.sent) return 'mismatch';
+  const moved = await keep.run(catMoveCommand(keep.path));
+  if (moved.exitCode !== 0) {
+    throw describeFailure(
+      new TextDecoder().decode(moved.stderr),
+      posix.dirname(keep.path),
+      'uploading to',
+    );
+  }
+  return theirs === undefined ? 'unchecked' : 'match';
 }
 
 /** Where a cat upload of `path` is written until it is kept. */

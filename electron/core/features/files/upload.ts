@@ -4,7 +4,8 @@
  * and moved into place only once whole and checked (upload-script.ts), so a failure,
  * cancel or mismatch leaves nothing half-written. Each file is hashed as it is written;
  * the sums go last in the tar, and the container's sha256sum checks them once unpacked
- * (the transfer's `verifying` phase). Without tar, the one file is checked after its move.
+ * (the transfer's `verifying` phase). Without tar, the one file is checked beside its place
+ * and moved in after.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
@@ -22,8 +23,8 @@ import {
   filesPrefix,
   listenToScript,
   mismatchExitCode,
-  catKeepCommand,
-  catPartPath,
+  catRemoveCommand,
+  keepCatUpload,
   sumsEntry,
   sumsText,
   uploadCommand,
@@ -68,8 +69,6 @@ export class Upload extends Transfer {
   private entry: Sink | undefined;
   private due = 0;
   private readonly hashes: string[] = [];
-  /** A checked cat upload's part file is in the container, neither kept nor removed. */
-  private partLeft = false;
   private hash: ReturnType<typeof createHash> | undefined;
   /** Writes on their way, each chained after the last so they go in call order. */
   private writes: Promise<void> = Promise.resolve();
@@ -262,7 +261,7 @@ export class Upload extends Transfer {
       if (this.pack === undefined) await this.keepChecked();
       this.end('done');
     } catch (error) {
-      if (this.partLeft) await this.removePart();
+      await this.removePart();
       this.end(this.record.state === 'cancelled' ? 'cancelled' : 'failed', error);
     }
     if (this.record.state !== 'done') throw this.endedError();
@@ -333,10 +332,7 @@ export class Upload extends Transfer {
         this.wake();
         return;
       case 'unpacked':
-        if (!this.checked) return;
-        this.verifying();
-        // Without tar the script has left the file beside its place for keepChecked.
-        if (this.pack === undefined) this.partLeft = true;
+        if (this.checked) this.verifying();
         return;
       case 'checked':
         this.record.checksum(single ?? '', 'match');
@@ -443,6 +439,9 @@ export class Upload extends Transfer {
     ]);
     if (!settled) filesLog.warn(`An ended upload's exec did not exit: its streams are closed.`);
     this.remote.dispose();
+    // A cat upload cut after its last byte has left its part file for a check that won't
+    // come (the script can't tell a cut at the end from the end).
+    await this.removePart();
   }
 
   /** The container's sha256sum disagreed with what was sent (`detail`: which file). */
@@ -462,36 +461,38 @@ export class Upload extends Transfer {
     return client.execSync(this.access.execIn, cmd, checksumTimeoutSeconds);
   }
 
-  /** A checked cat upload that was not kept leaves its part file (Porthole's name): gone. */
+  /**
+   * A checked cat upload not kept may have left its part file (Porthole's name): gone. The
+   * script removes it itself until its last byte, so this is for after.
+   */
   private async removePart(): Promise<void> {
-    const file = posix.join(this.access.root + this.directory, this.files[0]!.path);
-    await this.checkIn(['rm', '-f', catPartPath(file)]).catch(() => undefined);
+    if (this.pack !== undefined || !this.checked) return;
+    await this.checkIn(catRemoveCommand(this.catFile())).catch(() => undefined);
+  }
+
+  /** Where a cat upload's one file goes. */
+  private catFile(): string {
+    return posix.join(this.access.root + this.directory, this.files[0]!.path);
   }
 
   /**
    * Without tar, the one file's sum is known only after stdin's end: the script leaves the
-   * file beside its place, and the container's sha256sum checks it there before it is
-   * moved in, so a mismatch keeps nothing.
+   * file beside its place, to be checked there and moved in (upload-script.ts). Whatever
+   * keeps it out (a mismatch, a cancel meanwhile) leaves the part for removePart.
    */
   private async keepChecked(): Promise<void> {
     const sent = this.hashes[0] ?? '';
-    if (!this.checked) {
-      this.record.checksum(sent, 'unchecked');
-      return;
-    }
-    const file = posix.join(this.access.root + this.directory, this.files[0]!.path);
-    const result = await this.checkIn(catKeepCommand(this.access, file, sent));
-    // Moved in or removed by the script, unless it failed otherwise.
-    if (result.exitCode === 0 || result.exitCode === mismatchExitCode) this.partLeft = false;
-    if (result.exitCode === mismatchExitCode) throw this.mismatch('');
-    if (result.exitCode !== 0) {
-      throw describeFailure(
-        new TextDecoder().decode(result.stderr),
-        this.directory,
-        'uploading to',
-      );
-    }
-    const said = new TextDecoder().decode(result.stdout).trim();
-    this.record.checksum(sent, said === 'checked' ? 'match' : 'unchecked');
+    const kept = this.checked
+      ? await keepCatUpload({
+          access: this.access,
+          path: this.catFile(),
+          sent,
+          run: (cmd) => this.checkIn(cmd),
+          ended: () => this.record.ended,
+        })
+      : 'unchecked';
+    if (kept === 'ended') throw this.endedError();
+    if (kept === 'mismatch') throw this.mismatch('');
+    this.record.checksum(sent, kept);
   }
 }
