@@ -16,7 +16,8 @@
  *   files_download_verified_ms  the same call to curl's exit: the body ended (the
  *                           container's sum agreed) and the `.part` file renamed.
  *   files_upload_mbps       files.upload, the file read in 512 KiB pieces sent with
- *                           files.write, a few in flight (as the renderer does), then
+ *                           files.write, a few in flight, from a worker thread over a
+ *                           MessagePort (as the renderer does, files-sender.ts), then
  *                           files.finish: the call to every byte unpacked in the
  *                           container, in its hidden directory (the transfer's
  *                           bytesDoneAt, when it turns `verifying`).
@@ -56,10 +57,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { extract } from 'tar-stream';
 import { CriClient } from '../../electron/core/base/cri';
 import { createCore } from '../../electron/core/composition';
@@ -74,6 +75,7 @@ import {
   podSandboxConfig,
   removeLabelledPods,
 } from '../../test/support/lab';
+import { workerPort, type SenderResult, type SenderUpload } from './files-sender';
 import { crictlCommand, exited, findCrictl, interleaved, ratio } from './crictl';
 import { mbps, median, round, sampleRss } from './stats';
 import type { BenchContext, BenchFigure, BenchModule, BenchTarget } from './types';
@@ -286,31 +288,41 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
       return timed;
     };
 
-    /** An upload through the core, as the renderer sends one: a few writes in flight. */
+    // Uploads come from a worker thread, as from the renderer: its reads and the copy of
+    // each write on its way are not on the core's thread (files-sender.ts).
+    const channel = new MessageChannel();
+    const uploads = serve(workerPort(channel.port1), core.services, core.events);
+    const sender = new Worker(new URL('./files-sender.ts', import.meta.url), {
+      workerData: { port: channel.port2 },
+      transferList: [channel.port2],
+    });
+    cleanups.push(async () => {
+      uploads.dispose();
+      channel.port1.close();
+      await sender.terminate();
+    });
+    let sent = 0;
+    const answers = new Map<number, (answer: { result?: SenderResult; error?: string }) => void>();
+    sender.on('message', (answer: { id: number; result?: SenderResult; error?: string }) => {
+      answers.get(answer.id)?.(answer);
+      answers.delete(answer.id);
+    });
+
+    /** An upload of `size` bytes into /data/porthole/big.bin, sent by the worker. */
     const portholeUpload = async (
-      size: number,
-      /** The bytes at `at`: what is sent next. */
-      read: (at: number, length: number) => Promise<Uint8Array>,
+      upload: Pick<SenderUpload, 'size' | 'file' | 'pattern'>,
     ): Promise<Timed> => {
-      const startedWall = Date.now();
-      const started = performance.now();
-      const transfer = await files.upload({
-        nodeId,
-        containerId,
-        directory: '/data/porthole',
-        files: [{ path: 'big.bin', size }],
+      const id = (sent += 1);
+      const answer = await new Promise<{ result?: SenderResult; error?: string }>((resolve) => {
+        answers.set(id, resolve);
+        sender.postMessage({
+          id,
+          upload: { nodeId, containerId, directory: '/data/porthole', name: 'big.bin', ...upload },
+        });
       });
-      const sending = new Set<Promise<void>>();
-      for (let at = 0; at < size; at += filesLimits.maxChunkBytes) {
-        const piece = await read(at, Math.min(filesLimits.maxChunkBytes, size - at));
-        const write = files.write(transfer.transferId, piece).finally(() => sending.delete(write));
-        sending.add(write);
-        if (sending.size >= filesLimits.writesInFlight) await Promise.race(sending);
-      }
-      await Promise.all(sending);
-      const done = await files.finish(transfer.transferId);
-      const verifiedMs = performance.now() - started;
-      if (done.state !== 'done' || done.checksum !== 'match' || done.bytes !== size) {
+      if (answer.result === undefined) throw new Error(`upload: ${answer.error ?? '?'}`);
+      const { startedWall, verifiedMs, done } = answer.result;
+      if (done.state !== 'done' || done.checksum !== 'match' || done.bytes !== upload.size) {
         throw new Error(`upload: ${done.state}, ${done.checksum}, ${done.bytes} bytes`);
       }
       if (done.bytesDoneAt === undefined) throw new Error('upload: no bytes phase');
@@ -322,19 +334,7 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
     };
 
     const portholeBigUpload = async (): Promise<Timed> => {
-      const handle = await open(localBig, 'r');
-      let timed: Timed;
-      try {
-        timed = await portholeUpload(BIG, async (at, length) => {
-          // A new buffer per piece, as File.slice().arrayBuffer() gives the renderer.
-          const piece = new Uint8Array(length);
-          const { bytesRead } = await handle.read(piece, 0, length, at);
-          if (bytesRead !== length) throw new Error(`read ${bytesRead} at ${at}`);
-          return piece;
-        });
-      } finally {
-        await handle.close();
-      }
+      const timed = await portholeUpload({ size: BIG, file: localBig });
       const theirs = await sha256In('/data/porthole/big.bin');
       if (theirs !== uploadSha) throw new Error(`upload: sha256 ${theirs}, not ${uploadSha}`);
       await sh('rm -f /data/porthole/big.bin');
@@ -367,11 +367,11 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
         rmSync(timed.local!);
       });
       await sh('rm -f /data/gig');
-      // In the app the page's pieces are in its own process; here they would count as the
-      // core's, so one is sent again and again (each write is copied as it is sent).
+      // In the app the page's pieces are in its own process; the worker is in this one, so
+      // it sends one piece again and again (each write is copied as it is sent).
       const pattern = randomBytes(filesLimits.maxChunkBytes);
       const up = await peakRssGrowthMb(async () => {
-        await portholeUpload(GIB, (_at, length) => Promise.resolve(pattern.subarray(0, length)));
+        await portholeUpload({ size: GIB, pattern });
       });
       await sh('rm -f /data/porthole/big.bin');
       log(`1 GiB RSS growth: download ${round(down, 1)} MiB, upload ${round(up, 1)} MiB`);
