@@ -102,6 +102,23 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
 
     const exec = shellIn(() => cri);
     const transfer = (id: string): Promise<FileTransfer | undefined> => transferOf(client, id);
+    /** An upload of one small file, `text`, started and sent whole (not finished). */
+    const sendText = async (
+      containerId: string,
+      directory: string,
+      path: string,
+      text: string,
+    ): Promise<FileTransfer> => {
+      const bytes = new TextEncoder().encode(text);
+      const started = await client.services.files.upload({
+        nodeId,
+        containerId,
+        directory,
+        files: [{ path, size: bytes.length }],
+      });
+      await client.services.files.write(started.transferId, bytes);
+      return started;
+    };
 
     /** The monitor's session of a transfer, found by what it says moves. */
     const sessionOf = async (detail: string): Promise<SessionSnapshot | undefined> =>
@@ -386,14 +403,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
     it('keeps nothing of a cat upload cancelled after its last byte, or aimed at a directory', async () => {
       await exec(noTar, 'rm -rf /tmp/cats && mkdir -p /tmp/cats/taken');
       // Every byte sent, then cancelled before finish: the part the script left is removed.
-      const cut = await client.services.files.upload({
-        nodeId,
-        containerId: noTar,
-        directory: '/tmp/cats',
-        files: [{ path: 'cut.txt', size: 3 }],
-      });
+      const cut = await sendText(noTar, '/tmp/cats', 'cut.txt', 'cut');
       expect(cut.method).toBe('cat');
-      await client.services.files.write(cut.transferId, new TextEncoder().encode('cut'));
       await client.services.files.cancel(cut.transferId);
       expect(await transfer(cut.transferId)).toMatchObject({ state: 'cancelled' });
       await until(
@@ -401,13 +412,7 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
         'nothing of the cancelled upload is left',
       );
       // A file whose name is a directory there: refused in words, the directory untouched.
-      const onto = await client.services.files.upload({
-        nodeId,
-        containerId: noTar,
-        directory: '/tmp/cats',
-        files: [{ path: 'taken', size: 4 }],
-      });
-      await client.services.files.write(onto.transferId, new TextEncoder().encode('file'));
+      const onto = await sendText(noTar, '/tmp/cats', 'taken', 'file');
       const refused = await rejection(client.services.files.finish(onto.transferId));
       expect(refused.message).toContain('a directory where a file was to go');
       expect(refused.detail).toContain('/tmp/cats/taken: is a directory');
@@ -505,14 +510,8 @@ describe.each(labRuntimes().map((runtime) => [runtime.id, runtime] as const))(
       const { sha256 } = await drain(download!.body);
       expect(sha256).toBe(sha256Of(new TextEncoder().encode('no tar here')));
 
-      const up = await client.services.files.upload({
-        nodeId,
-        containerId: noTar,
-        directory: '/tmp',
-        files: [{ path: 'by cat.txt', size: 3 }],
-      });
+      const up = await sendText(noTar, '/tmp', 'by cat.txt', 'cat');
       expect(up.method).toBe('cat');
-      await client.services.files.write(up.transferId, new TextEncoder().encode('cat'));
       expect(await client.services.files.finish(up.transferId)).toMatchObject({
         state: 'done',
         checksum: 'match',
