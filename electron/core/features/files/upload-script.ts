@@ -113,7 +113,7 @@ const catUploadScript = [
   '[ "$(wc -c < "$t")" -eq "$2" ] || { echo "the upload was cut short" >&2; exit 6; }',
   'echo unpacked',
   'if [ -n "$3" ]; then trap - EXIT; exit 0; fi',
-  'trap - EXIT',
+  // The trap stays: a move that fails leaves no part behind.
   'set -- "$t" "$p"',
   moveIn,
 ].join('\n');
