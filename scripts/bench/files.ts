@@ -34,7 +34,8 @@
  *   files_1gib_rss_growth_mb    the process's peak RSS (sampled every 20 ms) above its RSS
  *                           before, over a 1 GiB download and a 1 GiB upload through the
  *                           core, each to verified; the larger of the two (the process
- *                           holds the core and the host; curl is apart)
+ *                           holds the core, the host and the upload's sender thread, which
+ *                           sends one piece again and again; curl is apart)
  *
  * Every run is checked outside its timing: the sha256 of the local file (for crictl, of
  * the file inside the tar it wrote) and of the uploaded file in the container.
@@ -306,6 +307,11 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
     sender.on('message', (answer: { id: number; result?: SenderResult; error?: string }) => {
       answers.get(answer.id)?.(answer);
       answers.delete(answer.id);
+    });
+    // A worker that dies answers nothing more: what waits on it fails instead of hanging.
+    sender.on('error', (error) => {
+      for (const answer of answers.values()) answer({ error: `the sender died: ${String(error)}` });
+      answers.clear();
     });
 
     /** An upload of `size` bytes into /data/porthole/big.bin, sent by the worker. */
