@@ -255,18 +255,18 @@ export async function runFilesBench(context: BenchContext): Promise<BenchFigure[
       const local = join(dir, 'down.bin');
       const started = performance.now();
       const prepared = await files.download({ nodeId, containerId, path });
-      // Bytes complete: the part file holds every byte (looked at every 5 ms).
+      // Bytes complete: the part file holds every byte (looked at every 5 ms, and once more
+      // as curl ends, for bytes whose body ended within the last 5 ms).
       let bytesAt: number | undefined;
-      const watch = setInterval(() => {
-        if (
-          bytesAt === undefined &&
-          statSync(`${local}.part`, { throwIfNoEntry: false })?.size === size
-        ) {
-          bytesAt = performance.now();
-        }
-      }, 5);
+      const look = (): void => {
+        if (bytesAt !== undefined) return;
+        const held = statSync(`${local}.part`, { throwIfNoEntry: false })?.size ?? 0;
+        if (held >= size) bytesAt = performance.now();
+      };
+      const watch = setInterval(look, 5);
       try {
         await fetched(`${host.origin}${prepared.url}`, host.loginCookie, `${local}.part`);
+        look();
       } finally {
         clearInterval(watch);
       }
