@@ -10,6 +10,7 @@ import type { Access } from './access';
 import { AppError } from '../../../../shared/errors';
 import type { ExecSyncResult } from '../../../../shared/model';
 import { defaultPath, describeFailure } from './listing';
+import { errorMessage } from './transfer';
 
 /** Where the files go in the tar, and the entry after them with their sums, one a line. */
 export const filesPrefix = 'f/';
@@ -141,6 +142,8 @@ export interface CatKeep {
   readonly access: Access;
   /** Where the one file goes, as the exec sees it. */
   readonly path: string;
+  /** The directory as the user named it (without a debug container's root), for words. */
+  readonly directory: string;
   /** The sha256 the core sent. */
   readonly sent: string;
   run(cmd: string[]): Promise<ExecSyncResult>;
@@ -162,7 +165,7 @@ export async function keepCatUpload(
     throw new AppError({
       code: 'unavailable',
       message: 'The upload could not be checked in the container: nothing was kept.',
-      detail: error instanceof Error ? error.message : String(error),
+      detail: errorMessage(error),
     });
   });
   if (keep.ended()) return 'ended';
@@ -171,11 +174,7 @@ export async function keepCatUpload(
   if (theirs !== undefined && theirs !== keep.sent) return 'mismatch';
   const moved = await keep.run(catMoveCommand(keep.path));
   if (moved.exitCode !== 0) {
-    throw describeFailure(
-      new TextDecoder().decode(moved.stderr),
-      posix.dirname(keep.path),
-      'uploading to',
-    );
+    throw describeFailure(new TextDecoder().decode(moved.stderr), keep.directory, 'uploading to');
   }
   return theirs === undefined ? 'unchecked' : 'match';
 }

@@ -486,6 +486,7 @@ export class Upload extends Transfer {
       ? await keepCatUpload({
           access: this.access,
           path: this.catFile(),
+          directory: this.directory,
           sent,
           run: (cmd) => this.checkIn(cmd),
           ended: () => this.record.ended,
