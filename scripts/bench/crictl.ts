@@ -115,7 +115,11 @@ export function exited(child: ChildProcess): Promise<number> {
 }
 
 /** Runs a process to its end: its stdout, wall time and CPU. `input` goes to its stdin. */
-async function runProcess(command: string, args: readonly string[], input?: Buffer): Promise<Run> {
+export async function runProcess(
+  command: string,
+  args: readonly string[],
+  input?: Buffer,
+): Promise<Run> {
   const cpu = childrenCpuMs();
   const started = performance.now();
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });

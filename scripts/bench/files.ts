@@ -77,7 +77,7 @@ import {
   removeLabelledPods,
 } from '../../test/support/lab';
 import { workerPort, type SenderResult, type SenderUpload } from './files-sender';
-import { crictlCommand, exited, findCrictl, interleaved, ratio } from './crictl';
+import { crictlCommand, exited, findCrictl, interleaved, ratio, runProcess } from './crictl';
 import { mbps, median, round, sampleRss } from './stats';
 import type { BenchContext, BenchFigure, BenchModule, BenchTarget } from './types';
 
@@ -142,16 +142,11 @@ async function sha256InTar(path: string): Promise<{ sha256: string; bytes: numbe
  * body ended whole. The login cookie goes in on curl's stdin, not its command line.
  */
 async function fetched(url: string, cookie: string, file: string): Promise<void> {
-  const child = spawn('curl', ['-sS', '--fail', '-K', '-', '-o', file, url], {
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(`header = "Cookie: ${cookie}"\n`);
-  const code = await exited(child).catch((error: unknown) => {
-    throw new Error(`curl (needed to fetch downloads as a browser does): ${String(error)}`);
-  });
-  if (code !== 0) throw new Error(`curl ${url}: exit ${code}: ${stderr.trim()}`);
+  await runProcess(
+    'curl',
+    ['-sS', '--fail', '-K', '-', '-o', file, url],
+    Buffer.from(`header = "Cookie: ${cookie}"\n`),
+  );
 }
 
 /** A process run to its end with stdin and stdout on files (`<` and `>`): its wall time. */
