@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TerminalEvent } from '../../../../shared/model';
-import { OutputFlow, type FlowLimits } from './output-flow';
+import { OutputFlow, takeBytes, type FlowLimits } from './output-flow';
 
 const limits: FlowLimits = {
   highWatermark: 1000,
@@ -219,5 +219,39 @@ describe('OutputFlow', () => {
     vi.advanceTimersByTime(4);
     expect(decoded(first)).toBe('aA');
     expect(decoded(second)).toBe('bBcC');
+  });
+});
+
+describe('takeBytes', () => {
+  const slab = Buffer.from('abcdefghijklmnop');
+  const ownsItsBuffer = (piece: Uint8Array) =>
+    piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength;
+
+  it('joins views into one copy of exactly their bytes, keeping what is over the limit', () => {
+    const chunks = [slab.subarray(0, 3), slab.subarray(3, 5), slab.subarray(5, 9)];
+    const piece = takeBytes(chunks, 7);
+    expect(Buffer.from(piece).toString()).toBe('abcdefg');
+    expect(ownsItsBuffer(piece)).toBe(true);
+    expect(chunks.map((chunk) => chunk.toString())).toEqual(['hi']);
+    const rest = takeBytes(chunks, 7);
+    expect(Buffer.from(rest).toString()).toBe('hi');
+    expect(ownsItsBuffer(rest)).toBe(true);
+    expect(chunks).toEqual([]);
+  });
+
+  it('sends a chunk that is its whole buffer without copying it', () => {
+    const whole = Buffer.from(new Uint8Array([1, 2, 3]).buffer);
+    const chunks = [whole];
+    const piece = takeBytes(chunks, 10);
+    expect(piece.buffer).toBe(whole.buffer);
+    expect(chunks).toEqual([]);
+  });
+
+  it('copies a view into a larger buffer, even alone', () => {
+    const chunks = [slab.subarray(2, 4)];
+    const piece = takeBytes(chunks, 10);
+    expect(Buffer.from(piece).toString()).toBe('cd');
+    expect(ownsItsBuffer(piece)).toBe(true);
+    expect(piece.buffer).not.toBe(slab.buffer);
   });
 });
