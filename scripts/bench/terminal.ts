@@ -13,6 +13,11 @@
  *                                   straight into an xterm made like the pane's, in the same
  *                                   page, nothing of Porthole in between: the limit
  *   term_flood_vs_raw               term_flood_mbps / term_flood_raw_mbps
+ *   term_transport_mbps             the same 50 MiB `cat` on a tty through the core and the
+ *                                   page's WebSocket into the page's client, acknowledged as
+ *                                   it arrives and never drawn: everything but xterm, so
+ *   term_transport_vs_raw           (it / term_flood_raw_mbps) is the flood's ceiling on
+ *                                   this machine, the container runtime's tty path included
  *   term_msgs_per_keystroke         messages across the WebSocket per echoed key, counted
  *                                   during the idle echo run: the terminal's frames (binary:
  *                                   input and output) and its acknowledgements
@@ -25,12 +30,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { createCore } from '../../electron/core/composition';
+import { terminalFlow } from '../../shared/model';
 import { CriClient } from '../../electron/core/base/cri';
 import { startHost } from '../../electron/core/host';
-import { launchChromium } from '../../test/e2e/support/chromium';
 import {
   busyboxContainerConfig,
   labRuntimes,
@@ -40,6 +44,7 @@ import {
   matchesRuntime,
 } from '../../test/support/lab';
 import { rendererConfig } from '../build';
+import { DevtoolsPage } from './devtools-page';
 // The page's `window.portholeTerminalDebug`, declared by the renderer.
 import type {} from '../../renderer/src/features/terminal/debug';
 import { percentile, round } from './stats';
@@ -55,6 +60,8 @@ export const terminalBenchTargets = {
   term_flood_mbps: 10,
   term_flood_raw_mbps: undefined,
   term_flood_vs_raw: 0.8,
+  term_transport_mbps: undefined,
+  term_transport_vs_raw: undefined,
   term_echo_p50_ms: 5,
   term_echo_p99_ms: 5,
   term_echo_during_flood_p99_ms: 30,
@@ -124,32 +131,78 @@ async function startContainer(runtime: LabRuntime): Promise<() => Promise<void>>
   };
 }
 
+/**
+ * Clicks the first element matching `selector` (inside one whose text holds `within`, if
+ * given) whose text starts with `text`, once there is one.
+ */
+async function clickText(
+  page: DevtoolsPage,
+  selector: string,
+  text: string,
+  within?: { readonly selector: string; readonly text: string },
+): Promise<void> {
+  await page.waitFor(
+    (want) => {
+      const roots =
+        want.within === undefined
+          ? [document.body]
+          : [...document.querySelectorAll<HTMLElement>(want.within.selector)].filter((root) =>
+              (root.textContent ?? '').includes(want.within!.text),
+            );
+      const found = roots
+        .flatMap((root) => [...root.querySelectorAll<HTMLElement>(want.selector)])
+        .find((element) => (element.textContent ?? '').trim().startsWith(want.text));
+      found?.focus();
+      found?.click();
+      return found !== undefined;
+    },
+    { selector, text, within },
+    30_000,
+  );
+}
+
 /** Connects the lab node and opens a shell from the container's detail pane. */
-async function openShell(page: Page, endpoint: string): Promise<void> {
-  const card = page.getByRole('article').filter({ hasText: endpoint });
-  await card.getByRole('button', { name: 'Connect' }).click();
-  await card.getByRole('button', { name: 'Disconnect' }).waitFor({ timeout: 30_000 });
-  await page
-    .getByRole('navigation', { name: 'Porthole' })
-    .getByRole('button', { name: /^Containers/ })
-    .click();
-  await page.getByRole('searchbox', { name: 'Filter containers by text' }).fill('bench-shell');
-  await page
-    .getByRole('grid', { name: 'Containers' })
-    .locator('[role="row"][data-key]')
-    .first()
-    .click();
-  await page.keyboard.press('Enter');
-  await page
-    .getByRole('complementary', { name: 'Container details' })
-    .locator('.detail-actions')
-    .getByRole('button', { name: 'Shell' })
-    .click();
+async function openShell(page: DevtoolsPage, endpoint: string): Promise<void> {
+  const card = { selector: 'article', text: endpoint };
+  await clickText(page, 'button', 'Connect', card);
+  await page.waitFor(
+    (at) =>
+      [...document.querySelectorAll('article')].some(
+        (root) =>
+          (root.textContent ?? '').includes(at) &&
+          [...root.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Disconnect'),
+      ),
+    endpoint,
+    30_000,
+  );
+  await clickText(page, 'nav[aria-label="Porthole"] button', 'Containers');
+  await page.evaluate((name) => {
+    const search = document.querySelector<HTMLInputElement>(
+      'input[aria-label="Filter containers by text"]',
+    );
+    if (search === null) throw new Error('no container filter');
+    // As typing does: React reads the value the input event carries.
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(search, name);
+    search.dispatchEvent(new Event('input', { bubbles: true }));
+  }, 'bench-shell');
+  await page.waitFor(
+    () => {
+      const row = document.querySelector<HTMLElement>('[role="grid"] [role="row"][data-key]');
+      if (row === null || !(row.textContent ?? '').includes('bench-shell')) return false;
+      row.click();
+      row.focus();
+      row.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+      return true;
+    },
+    undefined,
+    30_000,
+  );
+  await clickText(page, '.detail-actions button', 'Shell');
 }
 
 /** Waits until terminal `index` shows a shell prompt on its cursor line. */
-async function waitForPrompt(page: Page, index: number): Promise<void> {
-  await page.waitForFunction(
+async function waitForPrompt(page: DevtoolsPage, index: number): Promise<void> {
+  await page.waitFor(
     (at) => {
       const term = window.portholeTerminalDebug?.terminals()[at]?.term;
       if (term === undefined) return false;
@@ -158,12 +211,12 @@ async function waitForPrompt(page: Page, index: number): Promise<void> {
       return /[#$] ?$/.test(line);
     },
     index,
-    { timeout: 30_000, polling: 50 },
+    30_000,
   );
 }
 
 /** Keystroke → echo in the buffer, `count` keys typed into terminal `index`. */
-async function echoTimes(page: Page, index: number, count: number): Promise<number[]> {
+async function echoTimes(page: DevtoolsPage, index: number, count: number): Promise<number[]> {
   return page.evaluate(
     async ({ at, keys }) => {
       const term = window.portholeTerminalDebug?.terminals()[at]?.term;
@@ -201,7 +254,7 @@ async function echoTimes(page: Page, index: number, count: number): Promise<numb
  * into a twin of terminal `index` in pieces as the core sends them (64 KiB), at most 1 MiB
  * waiting in xterm at a time; seconds from the first write to the last one parsed.
  */
-async function rawFlood(page: Page, index: number): Promise<number> {
+async function rawFlood(page: DevtoolsPage, index: number): Promise<number> {
   return page.evaluate(
     async ({ at, bytes, line }) => {
       const entry = window.portholeTerminalDebug?.terminals()[at];
@@ -238,23 +291,87 @@ async function rawFlood(page: Page, index: number): Promise<number> {
 }
 
 /**
- * Counts the terminal's messages on the page's WebSocket: binary frames (input and output
- * carry bytes; nothing else does) and acknowledgements, each way.
+ * Before the page's own scripts: tsx compiles with keepNames, so functions sent to the page
+ * call its __name helper; and the terminal's messages on the page's WebSocket are counted,
+ * binary frames (input and output carry bytes; nothing else does) and acknowledgements,
+ * each way.
  */
-function terminalFrames(page: Page): { count: () => number } {
-  let count = 0;
-  page.on('websocket', (socket) => {
-    const seen = (frame: { payload: string | Buffer }): void => {
-      if (
-        typeof frame.payload !== 'string' ||
-        /"method":"ack"|"type":"received"/.test(frame.payload)
-      )
-        count += 1;
-    };
-    socket.on('framesent', seen);
-    socket.on('framereceived', seen);
-  });
-  return { count: () => count };
+const initScript = `
+window.__name = (fn) => fn;
+window.portholeBenchFrames = 0;
+const counted = (data, pattern) => typeof data !== 'string' || pattern.test(data);
+window.WebSocket = class extends window.WebSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', (event) => {
+      if (counted(event.data, /"type":"received"/)) window.portholeBenchFrames += 1;
+    });
+  }
+  send(data) {
+    if (counted(data, /"method":"ack"/)) window.portholeBenchFrames += 1;
+    super.send(data);
+  }
+};`;
+
+function terminalFrames(page: DevtoolsPage): Promise<number> {
+  return page.evaluate(
+    () => (window as unknown as { portholeBenchFrames: number }).portholeBenchFrames,
+    undefined,
+  );
+}
+
+/**
+ * Opens a terminal of the bench's own from the page's client (`cat` of the flood file on a
+ * tty, in the container of terminal `index`) and acknowledges each batch as it arrives, as
+ * a pane does once drawn; seconds from the open to the last byte.
+ */
+async function transportFlood(page: DevtoolsPage, index: number): Promise<number> {
+  return page.evaluate(
+    async ({ at, bytes, file, batch }) => {
+      const debug = window.portholeTerminalDebug;
+      const entry = debug?.terminals()[at];
+      if (debug === undefined || entry === undefined) throw new Error(`no terminal ${at}`);
+      const { client } = debug;
+      const started = performance.now();
+      const info = await client.services.terminals.open({
+        nodeId: entry.nodeId,
+        containerId: entry.containerId,
+        kind: 'exec',
+        command: ['cat', file],
+        cols: entry.term.cols,
+        rows: entry.term.rows,
+      });
+      if (!info.tty) throw new Error('the flood needs a tty');
+      let received = 0;
+      let unacknowledged = 0;
+      let last = started;
+      await new Promise<void>((resolve, reject) => {
+        const subscription = client.subscribe(
+          'terminal',
+          { terminalId: info.terminalId },
+          (event) => {
+            if (event.type === 'output') {
+              received += event.data.length;
+              unacknowledged += event.data.length;
+              last = performance.now();
+              if (unacknowledged >= batch) {
+                client.notify.terminals.ack(info.terminalId, unacknowledged);
+                unacknowledged = 0;
+              }
+            } else if (event.type === 'exit') {
+              subscription.dispose();
+              // The tty turns each LF into CR LF: at least the file's bytes arrive.
+              if (received < bytes) reject(new Error(`only ${received} bytes arrived`));
+              else resolve();
+            }
+          },
+          reject,
+        );
+      });
+      return (last - started) / 1000;
+    },
+    { at: index, bytes: floodBytes, file: floodFile, batch: terminalFlow.ackBatchBytes },
+  );
 }
 
 interface FloodResult {
@@ -267,7 +384,7 @@ interface FloodResult {
  * 50 ms, until the flood's end marker is parsed.
  */
 async function flood(
-  page: Page,
+  page: DevtoolsPage,
   flooder: number,
   typist: number | undefined,
 ): Promise<FloodResult> {
@@ -359,31 +476,33 @@ export async function runTerminalBench(
       warn: () => undefined,
     });
     cleanups.push(() => host.close());
-    const browser = await launchChromium();
-    cleanups.push(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    // tsx compiles with keepNames: functions sent to page.evaluate call its __name helper.
-    await page.addInitScript({ content: 'window.__name = (fn) => fn;' });
-    const frames = terminalFrames(page);
+    const page = await DevtoolsPage.launch({ width: 1440, height: 900 }, initScript);
+    cleanups.push(() => page.close());
     await page.goto(host.issueUrl());
 
     await openShell(page, runtime.endpoint);
     await waitForPrompt(page, 0);
     await echoTimes(page, 0, 20); // warm-up: JIT, the shell's line editor
-    const framesBefore = frames.count();
+    const framesBefore = await terminalFrames(page);
     const idle = await echoTimes(page, 0, echoKeys);
     // Ctrl-U now and then clears the line: those keys count as keystrokes too.
     const keys = echoKeys + Math.floor(echoKeys / 40) + 1;
-    const perKey = (frames.count() - framesBefore) / keys;
+    const perKey = ((await terminalFrames(page)) - framesBefore) / keys;
     log(`messages per keystroke: ${round(perKey, 2)}`);
     log(`echo idle: p50 ${round(percentile(idle, 50))} ms, p99 ${round(percentile(idle, 99))} ms`);
 
-    await page
-      .locator('section.term-pane')
-      .first()
-      .getByRole('button', { name: 'Split right' })
-      .click();
-    await page.waitForFunction(() => window.portholeTerminalDebug?.terminals().length === 2);
+    await page.evaluate(() => {
+      const split = document.querySelector<HTMLElement>(
+        'section.term-pane button[aria-label="Split right"]',
+      );
+      if (split === null) throw new Error('no Split right button');
+      split.click();
+    }, undefined);
+    await page.waitFor(
+      () => window.portholeTerminalDebug?.terminals().length === 2,
+      undefined,
+      30_000,
+    );
     await waitForPrompt(page, 1);
     // The flood figure alone; then a second flood with keys typed in the other pane.
     const alone = await flood(page, 0, undefined);
@@ -392,6 +511,9 @@ export async function runTerminalBench(
     const rawSeconds = await rawFlood(page, 0);
     const rawMbps = floodBytes / 1e6 / rawSeconds;
     log(`raw xterm: ${round(rawMbps)} MB/s (${round(rawSeconds)} s)`);
+    const transportSeconds = await transportFlood(page, 0);
+    const transportMbps = floodBytes / 1e6 / transportSeconds;
+    log(`transport, undrawn: ${round(transportMbps)} MB/s (${round(transportSeconds)} s)`);
     const typed = await flood(page, 0, 1);
     log(
       `flood with typing: ${round(floodBytes / 1e6 / typed.seconds)} MB/s, ${typed.echoes.length} echoes meanwhile, ` +
@@ -401,6 +523,8 @@ export async function runTerminalBench(
       term_flood_mbps: round(mbps, 1),
       term_flood_raw_mbps: round(rawMbps, 1),
       term_flood_vs_raw: round(mbps / rawMbps, 2),
+      term_transport_mbps: round(transportMbps, 1),
+      term_transport_vs_raw: round(transportMbps / rawMbps, 2),
       term_echo_p50_ms: round(percentile(idle, 50), 2),
       term_echo_p99_ms: round(percentile(idle, 99), 2),
       term_echo_during_flood_p99_ms: round(percentile(typed.echoes, 99), 1),

@@ -5,12 +5,16 @@
  * paint. Production builds never install it.
  */
 import type { Terminal } from '@xterm/xterm';
+import type { PortholeClient } from '../../platform';
 
 declare const __PORTHOLE_TERMINAL_DEBUG__: boolean | undefined;
 
 export interface TerminalDebugEntry {
   readonly paneId: string;
   readonly title: string;
+  /** The node and container the pane's terminal runs in. */
+  readonly nodeId: string;
+  readonly containerId: string;
   readonly term: Terminal;
   /** Output bytes received from the core so far. */
   readonly bytesReceived: () => number;
@@ -23,6 +27,11 @@ export interface TerminalDebugEntry {
 
 export interface TerminalDebugHandle {
   terminals(): readonly TerminalDebugEntry[];
+  /**
+   * The page's client of the core: the bench opens a terminal of its own with it and
+   * acknowledges what arrives without drawing it, for the transport's ceiling.
+   */
+  readonly client: PortholeClient;
 }
 
 declare global {

@@ -108,6 +108,8 @@ export class TerminalsFeature implements Disposable {
                 {
                   paneId,
                   title: content.pane.title,
+                  nodeId: content.pane.sameTarget.nodeId,
+                  containerId: content.pane.sameTarget.containerId,
                   term: content.pane.term,
                   bytesReceived: () => content.pane.bytesReceived,
                   twin: () => content.pane.twin(),
@@ -115,6 +117,7 @@ export class TerminalsFeature implements Disposable {
               ]
             : [],
         ),
+      client: this.model.client,
     });
   }
 
