@@ -1,6 +1,6 @@
 /**
  * What an upload's request names, checked before anything runs: relative paths within the
- * target, and sizes within what one transfer may move; and the crictl pipe that does the
+ * target, each once, and sizes within what one transfer may move; and the crictl pipe that does the
  * same upload by hand ("Copy as crictl").
  */
 import { posix } from 'node:path';
@@ -21,6 +21,7 @@ export function uploadFiles(request: FilesUploadRequest, maxBytes: number): Uplo
     path: uploadPath(file.path, index),
     size: file.size,
   }));
+  refuseClashes(files);
   const total = files.reduce((sum, file) => sum + file.size, 0);
   if (total > maxBytes) throw tooLarge(`${files.length} files`, maxBytes);
   return files;
@@ -40,6 +41,38 @@ function uploadPath(value: string, index: number): string {
     });
   }
   return value;
+}
+
+/**
+ * Each path once, and no path that is a file here and a folder of another: tar would keep
+ * the last of two same paths, so the sums check fails with a mismatch that is not one,
+ * and it can't make a folder where it just wrote a file.
+ */
+function refuseClashes(files: readonly UploadFile[]): void {
+  const seen = new Map<string, number>();
+  files.forEach((file, index) => {
+    const first = seen.get(file.path);
+    if (first !== undefined) {
+      throw new AppError({
+        code: 'invalid-argument',
+        message: `${JSON.stringify(file.path)} is in this upload twice (files[${first}] and files[${index}]): each path can be uploaded once.`,
+      });
+    }
+    seen.set(file.path, index);
+  });
+  files.forEach((file, index) => {
+    const parts = file.path.split('/');
+    for (let depth = 1; depth < parts.length; depth += 1) {
+      const folder = parts.slice(0, depth).join('/');
+      const asFile = seen.get(folder);
+      if (asFile !== undefined) {
+        throw new AppError({
+          code: 'invalid-argument',
+          message: `${JSON.stringify(folder)} is a file in this upload (files[${asFile}]) and the folder of files[${index}]: it can't be both.`,
+        });
+      }
+    }
+  });
 }
 
 /** The same upload through crictl, as a user would type it. */
