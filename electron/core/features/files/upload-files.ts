@@ -1,7 +1,7 @@
 /**
  * What an upload's request names, checked before anything runs: relative paths within the
- * target, each once, and sizes within what one transfer may move; and the crictl pipe that does the
- * same upload by hand ("Copy as crictl").
+ * target, each once, and sizes within what one transfer may move; and the crictl pipe that
+ * does the same upload by hand ("Copy as crictl").
  */
 import { posix } from 'node:path';
 import { AppError } from '../../../../shared/errors';
